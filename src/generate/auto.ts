@@ -1,0 +1,167 @@
+/**
+ * `auto`: behaves like a plausible model, from the seed. Tools offered and
+ * allowed → function calls whose arguments fit each tool's schema (several when
+ * parallel calls are allowed); tool outputs last → a text answer that uses
+ * them; `text.format` json_schema → JSON text for that schema; `reasoning`
+ * asked → a reasoning item first; otherwise text that depends on the input.
+ */
+import { invalidRequest } from "../spec/index.js";
+import type { CreateResponseBody, FunctionToolParam, ItemParam } from "../spec/index.js";
+import { chunkText } from "./chunk.js";
+import { newId, type GenerateContext } from "./context.js";
+import { callsById, contentText, countInputTokens, lastUserText, trailingToolOutputs } from "./conversation.js";
+import { hashString } from "./hash.js";
+import { sampleJsonSchema } from "./json-schema-sample.js";
+import type { Plan, PlanItem } from "./plan.js";
+import { buildBaseResponse } from "./response-base.js";
+import type { Rng } from "./rng.js";
+import { FILLER_WORDS, OPENERS } from "./words.js";
+
+/** The function tools a request lets the model call, and whether it must call one. */
+export function callableTools(request: CreateResponseBody): { tools: FunctionToolParam[]; required: boolean } {
+  const functions = (request.tools ?? []).filter((t): t is FunctionToolParam => t.type === "function");
+  const byName = new Map(functions.map((t) => [t.name, t]));
+  const choice = request.tool_choice ?? "auto";
+  const lookup = (name: string, param: string) => {
+    const tool = byName.get(name);
+    if (!tool) throw invalidRequest(param, `tool_choice names the function '${name}', which is not in tools. Add it to tools or choose another.`, "tool_not_found");
+    return tool;
+  };
+  if (choice === "none") return { tools: [], required: false };
+  if (choice === "auto") return { tools: functions, required: false };
+  if (choice === "required") {
+    if (functions.length === 0) throw invalidRequest("tool_choice", "tool_choice is 'required' but no function tools were given.", "invalid_value");
+    return { tools: functions, required: true };
+  }
+  if (choice.type === "function") return { tools: [lookup(choice.name, "tool_choice.name")], required: true };
+  const allowed = choice.tools.map((t, i) => lookup(t.name, `tool_choice.tools[${i}].name`));
+  const mode = choice.mode ?? "auto";
+  if (mode === "none") return { tools: [], required: false };
+  return { tools: allowed, required: mode === "required" };
+}
+
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+function mentioned(tools: FunctionToolParam[], text: string): FunctionToolParam[] {
+  const lower = ` ${words(text).join(" ")} `;
+  return tools.filter((t) => {
+    const name = t.name.toLowerCase();
+    return lower.includes(` ${name} `) || lower.includes(` ${name.replace(/[_-]+/g, " ")} `) || text.toLowerCase().includes(name);
+  });
+}
+
+function sentence(rng: Rng, min: number, max: number): string {
+  const n = rng.int(min, max);
+  const list: string[] = [];
+  for (let i = 0; i < n; i++) list.push(rng.pick(FILLER_WORDS));
+  const s = list.join(" ");
+  return s[0].toUpperCase() + s.slice(1) + ".";
+}
+
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 80 ? flat.slice(0, 77) + "…" : flat;
+}
+
+function sentencesFor(request: CreateResponseBody): [number, number] {
+  switch (request.text?.verbosity) {
+    case "low": return [1, 1];
+    case "high": return [3, 5];
+    default: return [1, 3];
+  }
+}
+
+function replyText(ctx: GenerateContext): string {
+  const { rng, request } = ctx;
+  const user = lastUserText(ctx.items);
+  const [min, max] = sentencesFor(request);
+  const parts = [user ? `${rng.pick(OPENERS)} "${quote(user)}".` : "Hello! How can I help you today?"];
+  const n = rng.int(min, max);
+  for (let i = 0; i < n; i++) parts.push(sentence(rng, 6, 14));
+  return parts.join(" ");
+}
+
+function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailingToolOutputs>): string {
+  const calls = callsById(ctx.items);
+  const lines = outputs.map((o) => {
+    const name = calls.get(o.call_id)?.name ?? "the tool";
+    return `${name} returned ${quote(contentText(o.output)) || "nothing"}.`;
+  });
+  return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng, 6, 12)}`;
+}
+
+/** The `auto` scenario: a plan for any request, from the seed. */
+export function planAuto(ctx: GenerateContext): Plan {
+  const { request, rng, items } = ctx;
+  const base = buildBaseResponse(request, { id: newId(rng, "resp", 32), createdAt: ctx.createdAt });
+  const plan: PlanItem[] = [];
+  const userText = lastUserText(items);
+
+  // Tool outputs must answer calls that exist in the conversation.
+  const outputs = trailingToolOutputs(items);
+  if (!request.previous_response_id) {
+    const calls = callsById(items);
+    items.forEach((item, i) => {
+      if (item.type === "function_call_output" && !calls.has(item.call_id)) {
+        throw invalidRequest(`input[${i}].call_id`, `No function call with call_id '${item.call_id}' was found in the conversation. Send the function_call item before its output, or continue with previous_response_id.`, "call_not_found");
+      }
+    });
+  }
+
+  const { tools, required } = callableTools(request);
+  const callTools = tools.length > 0 && (required || outputs.length === 0);
+  let chosen: FunctionToolParam[] = [];
+  if (callTools) {
+    const named = mentioned(tools, userText);
+    const parallel = request.parallel_tool_calls ?? true;
+    const pool = named.length > 0 ? named : tools;
+    chosen = parallel ? pool : [named[0] ?? rng.pick(tools)];
+    if (request.max_tool_calls) chosen = chosen.slice(0, request.max_tool_calls);
+  }
+
+  const effort = request.reasoning?.effort;
+  if (request.reasoning && effort !== "none") {
+    const intent = chosen.length > 0 ? `call ${chosen.map((t) => t.name).join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
+    const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng, 5, 10)}`;
+    const reasoning: PlanItem = { kind: "reasoning", id: newId(rng, "rs"), summary: [chunkText(summary, rng)] };
+    if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${base.id}:${summary}`, 64)}`;
+    plan.push(reasoning);
+  }
+
+  if (chosen.length > 0) {
+    const userWords = words(userText).filter((w) => w.length > 2);
+    for (const tool of chosen) {
+      const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { words: userWords }));
+      plan.push({ kind: "function_call", id: newId(rng, "fc"), call_id: newId(rng, "call"), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
+    }
+  } else {
+    const format = request.text?.format;
+    const text =
+      format?.type === "json_schema"
+        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText) }))
+        : outputs.length > 0
+          ? toolAnswerText(ctx, outputs)
+          : replyText(ctx);
+    plan.push({ kind: "message", id: newId(rng, "msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
+  }
+
+  return {
+    base,
+    items: plan,
+    outcome: { kind: "completed" },
+    budget: request.max_output_tokens ?? null,
+    inputTokens: countInputTokens(request, items),
+    completedAt: ctx.createdAt,
+    options: planOptions(request),
+  };
+}
+
+/** Stream options a request asks for: obfuscation padding, logprobs, queued start. */
+export function planOptions(request: CreateResponseBody): Plan["options"] {
+  return {
+    obfuscation: request.stream_options?.include_obfuscation !== false,
+    logprobs: request.include?.includes("message.output_text.logprobs") ? (request.top_logprobs ?? 0) : null,
+  };
+}
+
+export type { ItemParam };

@@ -1,0 +1,93 @@
+/**
+ * A plan: what one response will say, before it is turned into events. The
+ * generator (scenario + request + rng) builds it; the pure emitter plays it.
+ * Every id, every chunk boundary and every timestamp is already decided here.
+ */
+import type { ErrorPayload, ResponseResource, UrlCitation } from "../spec/index.js";
+
+/** A text part of an assistant message; its text is `chunks.join("")`. */
+export interface PlanTextPart {
+  type: "output_text";
+  chunks: string[];
+  annotations?: UrlCitation[];
+}
+
+/** A refusal part of an assistant message. */
+export interface PlanRefusalPart {
+  type: "refusal";
+  chunks: string[];
+}
+
+export interface PlanMessage {
+  kind: "message";
+  id: string;
+  phase?: "commentary" | "final_answer";
+  parts: (PlanTextPart | PlanRefusalPart)[];
+}
+
+export interface PlanFunctionCall {
+  kind: "function_call";
+  id: string;
+  call_id: string;
+  name: string;
+  /** The argument JSON text, as the deltas that stream it. */
+  chunks: string[];
+}
+
+export interface PlanReasoning {
+  kind: "reasoning";
+  id: string;
+  /** One entry per summary part, each the deltas of its text. */
+  summary: string[][];
+  /** Raw reasoning text parts (`reasoning_text`), each as its deltas. */
+  content?: string[][];
+  encrypted_content?: string;
+}
+
+/** A vendor custom item (`acme:search_call`), sent whole in added/done. */
+export interface PlanVendorItem {
+  kind: "vendor_item";
+  item: { type: string; id: string; status?: string; [key: string]: unknown };
+}
+
+/** A vendor custom event (`acme:progress`) between items. */
+export interface PlanVendorEvent {
+  kind: "vendor_event";
+  event: { type: string; [key: string]: unknown };
+}
+
+export type PlanItem = PlanMessage | PlanFunctionCall | PlanReasoning | PlanVendorItem | PlanVendorEvent;
+
+export type PlanOutcome =
+  | { kind: "completed" }
+  /** Ends `incomplete` with this reason; the last item ends `incomplete`. */
+  | { kind: "incomplete"; reason: string }
+  /**
+   * Ends with `error` then `response.failed`. With `afterEvents: N` the
+   * failure comes after the first N events of the stream (never before
+   * `response.in_progress`); without it, after the last item.
+   */
+  | { kind: "failed"; error: ErrorPayload; afterEvents?: number };
+
+export interface PlanOptions {
+  /** Put `obfuscation` padding on delta events (stream_options.include_obfuscation). */
+  obfuscation: boolean;
+  /** Number of `top_logprobs` when logprobs were asked for, else null. */
+  logprobs: number | null;
+  /** Start `queued` (background mode): adds `response.queued`. */
+  queued?: boolean;
+}
+
+export interface Plan {
+  /** The response as it starts: every echo filled, `output: []`, `usage: null`. */
+  base: ResponseResource;
+  items: PlanItem[];
+  outcome: PlanOutcome;
+  /** Output token budget (`max_output_tokens`); past it the response is incomplete. */
+  budget: number | null;
+  /** Tokens of the whole context, for `usage.input_tokens`. */
+  inputTokens: number;
+  /** Unix seconds written as `completed_at` when the response completes. */
+  completedAt: number;
+  options: PlanOptions;
+}

@@ -1,0 +1,86 @@
+/**
+ * The Koa app factory. It never listens: tests can drive `app.callback()`,
+ * and `startMockServer` owns the socket. All errors leave through one
+ * middleware that renders the spec error object.
+ */
+import Koa from "koa";
+import { Router } from "@koa/router";
+import { ApiError } from "../spec/index.js";
+import type { Clock } from "../timing/clock.js";
+import { bearerChecker } from "./auth.js";
+import { createResponseHandler } from "./responses.js";
+
+export interface AppDeps {
+  seed: number;
+  apiKey?: string;
+  bodyLimit: number;
+  clock: Clock;
+  /** Called with errors that are the server's fault (500s). */
+  onError?: (error: unknown) => void;
+}
+
+function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const apiError =
+        err instanceof ApiError
+          ? err
+          : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
+      if (!(err instanceof ApiError)) onError?.(err);
+      if (ctx.headerSent || !ctx.writable) {
+        ctx.res.destroy();
+        return;
+      }
+      ctx.respond = true;
+      ctx.status = apiError.status;
+      for (const [k, v] of Object.entries(apiError.headers)) ctx.set(k, v);
+      if (apiError.status === 413) ctx.set("connection", "close");
+      ctx.body = JSON.stringify(apiError.toBody());
+      ctx.type = "application/json";
+    }
+  };
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(errorMiddleware(deps.onError));
+
+  const router = new Router();
+  router.get("/health", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+
+  const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
+  const v1 = new Router({ prefix: "/v1" });
+  if (check) {
+    v1.use(async (ctx, next) => {
+      check(ctx.get("authorization") || undefined);
+      await next();
+    });
+  }
+  v1.post("/responses", createResponseHandler(deps));
+
+  for (const r of [router, v1]) {
+    app.use(r.routes());
+    app.use(
+      r.allowedMethods({
+        throw: true,
+        methodNotAllowed: () =>
+          new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response." }),
+        notImplemented: () => new ApiError({ status: 501, type: "invalid_request", code: "not_implemented", message: "This HTTP method is not supported." }),
+      }),
+    );
+  }
+  app.use(async (ctx) => {
+    throw new ApiError({
+      status: 404,
+      type: "not_found",
+      code: "not_found",
+      message: `No route for ${ctx.method} ${ctx.path}. The API lives under /v1 (POST /v1/responses).`,
+    });
+  });
+  return app;
+}

@@ -1,0 +1,64 @@
+/**
+ * Reading a JSON request body: the content type is checked, a body over the
+ * limit is refused from its Content-Length before it is read (and as soon as
+ * the limit is passed otherwise), invalid UTF-8 and malformed JSON are 400s.
+ */
+import type { IncomingMessage } from "node:http";
+import { ApiError } from "../spec/index.js";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError({
+    status: 413,
+    type: "invalid_request",
+    code: "request_too_large",
+    param: null,
+    message: `The request body is larger than the limit of ${limit} bytes. Send less, or start the server with a larger --body-limit.`,
+  });
+}
+
+/** Reads and parses the body of a JSON request. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown }> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    req.resume();
+    throw new ApiError({
+      status: 415,
+      type: "invalid_request",
+      code: "unsupported_media_type",
+      message: `Content-Type must be application/json${type ? `, got '${type}'` : " (none was sent)"}. Send the body as JSON with that header.`,
+    });
+  }
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  let raw: string;
+  try {
+    raw = decoder.decode(buffer);
+  } catch {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_json", message: "The request body is not valid UTF-8. Send UTF-8 encoded JSON." });
+  }
+  if (raw.trim().length === 0) {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_json", message: "The request body is empty. Send a JSON object with at least 'model' and 'input'." });
+  }
+  try {
+    return { raw, json: JSON.parse(raw) };
+  } catch (err) {
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_json",
+      message: `The request body is not valid JSON (${(err as Error).message}). Send a JSON object.`,
+    });
+  }
+}

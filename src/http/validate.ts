@@ -1,0 +1,84 @@
+/**
+ * Request validation with the spec schemas, and the translation of the first
+ * zod issue into a spec error object whose `param` names the offending field
+ * the way OpenAI does (`input[0].content[1].type`).
+ */
+import type { z } from "zod";
+import { ApiError } from "../spec/index.js";
+
+/** `["input", 0, "content", 1, "type"]` → `input[0].content[1].type`. */
+export function paramPath(path: readonly PropertyKey[]): string | null {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out.length === 0 ? String(key) : `.${String(key)}`;
+  }
+  return out.length > 0 ? out : null;
+}
+
+function describeInput(input: unknown): string {
+  if (input === undefined) return "nothing";
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "an array";
+  if (typeof input === "string") return `'${input.length > 40 ? input.slice(0, 40) + "…" : input}'`;
+  if (typeof input === "object") return "an object";
+  return `${typeof input} ${String(input)}`;
+}
+
+function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: string; message: string } {
+  const where = param ? `'${param}'` : "the request body";
+  const custom = issue.message && !/^Invalid /.test(issue.message) && !/^Too (big|small)/.test(issue.message) ? issue.message : null;
+  switch (issue.code) {
+    case "invalid_type": {
+      const missing = (issue as { input?: unknown }).input === undefined && custom === "is required";
+      if (missing || ((issue as { input?: unknown }).input === undefined && !custom)) {
+        return { code: "missing_required_parameter", message: `Missing required parameter: ${where}.` };
+      }
+      return {
+        code: "invalid_type",
+        message: `Invalid type for ${where}: expected ${issue.expected}${custom ? ` (${custom})` : ""}, got ${describeInput((issue as { input?: unknown }).input)}.`,
+      };
+    }
+    case "invalid_value": {
+      const values = (issue as { values?: unknown[] }).values ?? [];
+      if (custom?.startsWith("is required")) return { code: "missing_required_parameter", message: `Missing required parameter: ${where} (${custom.replace(/^is required: /, "")}).` };
+      return {
+        code: "invalid_value",
+        message: custom
+          ? `Invalid value for ${where}: ${custom}.`
+          : `Invalid value for ${where}: expected one of ${values.map((v) => `'${String(v)}'`).join(", ")}.`,
+      };
+    }
+    case "too_big":
+    case "too_small": {
+      const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown };
+      const bound = issue.code === "too_big" ? `at most ${String(i.maximum)}` : `at least ${String(i.minimum)}`;
+      const unit = i.origin === "string" ? " characters" : i.origin === "array" ? " items" : "";
+      return {
+        code: issue.code === "too_big" ? "value_above_maximum" : "value_below_minimum",
+        message: custom && !/^Too /.test(custom) ? `Invalid value for ${where}: ${custom}.` : `Invalid value for ${where}: must be ${bound}${unit}.`,
+      };
+    }
+    case "invalid_format":
+      return { code: "invalid_value", message: `Invalid value for ${where}: ${issue.message}.` };
+    case "invalid_union":
+      return { code: "invalid_type", message: `Invalid value for ${where}: ${custom ?? "it matches none of the allowed forms"}.` };
+    default:
+      return { code: "invalid_value", message: `Invalid value for ${where}: ${issue.message}.` };
+  }
+}
+
+/** Turns a zod error into the 400 a client gets for it. */
+export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] = []): ApiError {
+  const issue = error.issues[0];
+  const param = paramPath([...prefix, ...issue.path]);
+  const { code, message } = messageFor(issue, param);
+  return new ApiError({ status: 400, type: "invalid_request", code, param, message });
+}
+
+/** Parses `value` with `schema`, or throws the 400 that describes the first problem. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw zodToApiError(result.error);
+  return result.data;
+}

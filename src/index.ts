@@ -1,0 +1,17 @@
+/**
+ * openresponses-mock: a mock and reference server for the Open Responses API.
+ *
+ * ```ts
+ * import { startMockServer } from "openresponses-mock";
+ * const mock = await startMockServer({ port: 0, seed: 1 });
+ * // new OpenAI({ baseURL: mock.baseURL, apiKey: "test" })
+ * await mock.close();
+ * ```
+ */
+export { startMockServer, type MockServer } from "./server.js";
+export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
+export { createApp, type AppDeps } from "./http/app.js";
+export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
+export { fixedClock, systemClock, type Clock } from "./timing/clock.js";
+export type { Plan, PlanItem, PlanOutcome } from "./generate/plan.js";
+export * as spec from "./spec/index.js";

@@ -1,0 +1,38 @@
+/**
+ * The server's options: one zod schema shared by the CLI and the programmatic
+ * API, so both accept and reject the same things.
+ */
+import { z } from "zod";
+import type { Clock } from "./timing/clock.js";
+
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+export const ServerOptions = z.object({
+  /** TCP port; 0 picks a free one. */
+  port: z.number().int().min(0).max(65535).default(0),
+  /** Interface to bind; loopback unless told otherwise. */
+  host: z.string().min(1).default("127.0.0.1"),
+  /** Server seed: with it, every answer is derived from (seed, request). */
+  seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+  /** When set, requests must send `Authorization: Bearer <apiKey>`. */
+  apiKey: z.string().min(1).optional(),
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
+  /** Where `created_at`/`completed_at` come from (programmatic only). */
+  clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method").optional(),
+});
+
+/** Options as a caller writes them (everything optional). */
+export type ServerOptionsInput = z.input<typeof ServerOptions>;
+/** Options after defaults. */
+export type ResolvedServerOptions = z.output<typeof ServerOptions>;
+
+/** Validates options, with a message that names each bad option. */
+export function resolveOptions(input: ServerOptionsInput = {}): ResolvedServerOptions {
+  const result = ServerOptions.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(options)"}: ${i.message}`);
+    throw new TypeError(`Invalid openresponses-mock options:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,46 @@
+/**
+ * Shared building blocks of the spec model: enums, limits and the vendor
+ * (`slug:name`) type rule of the extension section.
+ */
+import { z } from "zod";
+
+/** Longest string the spec allows for text input fields. */
+export const MAX_TEXT = 10_485_760;
+
+/**
+ * A vendor extension type: an implementor slug, a colon, a name
+ * (`acme:search_call`, `openai:web_search_call`).
+ */
+export const VENDOR_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.:-]*$/;
+
+export const isVendorType = (type: unknown): type is string =>
+  typeof type === "string" && VENDOR_TYPE_PATTERN.test(type);
+
+export const VendorType = z
+  .string()
+  .regex(VENDOR_TYPE_PATTERN, "a vendor type is 'slug:name', e.g. 'acme:search_call'");
+
+/** Tool and function names: 1-64 of `[a-zA-Z0-9_-]`. */
+export const FunctionName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-zA-Z0-9_-]+$/, "must match ^[a-zA-Z0-9_-]+$");
+
+export const CallId = z.string().min(1).max(64);
+
+export const MessageRole = z.enum(["user", "assistant", "system", "developer"]);
+export const MessageStatus = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallStatus = z.enum(["in_progress", "completed", "incomplete"]);
+export const MessagePhase = z.enum(["commentary", "final_answer"]);
+export const ImageDetail = z.enum(["low", "high", "auto"]);
+export const IncludeEnum = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
+export const ToolChoiceValue = z.enum(["none", "auto", "required"]);
+export const VerbosityEnum = z.enum(["low", "medium", "high"]);
+export const ReasoningEffort = z.enum(["none", "low", "medium", "high", "xhigh"]);
+export const ReasoningSummary = z.enum(["concise", "detailed", "auto"]);
+export const TruncationEnum = z.enum(["auto", "disabled"]);
+export const ServiceTierEnum = z.enum(["auto", "default", "flex", "priority"]);
+
+/** A JSON Schema object, kept as it was sent. */
+export const JsonSchemaObject = z.record(z.string(), z.unknown());

@@ -1,0 +1,66 @@
+/**
+ * The HTTP error body (`{ error: { type, code, param, message } }`) and the
+ * table from error `type` to HTTP status. Type names are the spec table's.
+ */
+import { z } from "zod";
+
+export const ErrorType = z.enum([
+  "invalid_request",
+  "not_found",
+  "too_many_requests",
+  "server_error",
+  "model_error",
+]);
+
+export const ErrorObject = z.object({
+  type: z.string(),
+  code: z.string().nullable(),
+  param: z.string().nullable(),
+  message: z.string(),
+});
+
+export const ErrorBody = z.object({ error: ErrorObject });
+
+export type ErrorObject = z.infer<typeof ErrorObject>;
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The status each error `type` is sent with, unless a caller sets another. */
+export const STATUS_OF_ERROR_TYPE: Record<string, number> = {
+  invalid_request: 400,
+  not_found: 404,
+  too_many_requests: 429,
+  server_error: 500,
+  model_error: 500,
+};
+
+/**
+ * An error answered to the client as a spec error object. Thrown anywhere on
+ * the request path (validation, generation, routing) and rendered in one place.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly code: string | null;
+  readonly param: string | null;
+  /** Extra response headers, e.g. `retry-after` on a 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(init: { status?: number; type?: string; code?: string | null; param?: string | null; message: string; headers?: Record<string, string> }) {
+    super(init.message);
+    this.name = "ApiError";
+    this.type = init.type ?? "invalid_request";
+    this.status = init.status ?? STATUS_OF_ERROR_TYPE[this.type] ?? 400;
+    this.code = init.code ?? null;
+    this.param = init.param ?? null;
+    this.headers = init.headers ?? {};
+  }
+
+  /** The `{ error: {...} }` body. */
+  toBody(): ErrorBody {
+    return { error: { type: this.type, code: this.code, param: this.param, message: this.message } };
+  }
+}
+
+/** A 400 `invalid_request` naming the offending parameter. */
+export const invalidRequest = (param: string | null, message: string, code: string | null = "invalid_value") =>
+  new ApiError({ status: 400, type: "invalid_request", code, param, message });

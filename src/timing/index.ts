@@ -1,0 +1,2 @@
+/** Time: the `Clock` interface and its implementations. */
+export * from "./clock.js";
