@@ -148,12 +148,7 @@ function deref(root: unknown, ref: string): Schema {
   if (!ref.startsWith("#")) return {};
   let node: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    let seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    try {
-      seg = decodeURIComponent(seg);
-    } catch {
-      /* keep the raw segment */
-    }
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~").replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
     node = (isObj(node) || Array.isArray(node)) && Object.hasOwn(node, seg) ? (node as Schema)[seg] : undefined;
   }
   return isObj(node) ? node : {};
@@ -454,12 +449,9 @@ function genAlts(alts: Atom[][], ctx: Ctx): string {
 }
 
 function compile(p: string): RegExp | undefined {
-  for (const flags of ["u", ""]) {
-    try {
-      return new RegExp(p, flags);
-    } catch {
-      /* try the next flags */
-    }
+  try {
+    return new RegExp(p, "u");
+  } catch {
+    return undefined;
   }
-  return undefined;
 }

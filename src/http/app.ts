@@ -43,10 +43,24 @@ function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
   };
 }
 
+/** Anything no route answered (and no handler took over) is a 404 error object. */
+const notFound: Koa.Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
+    throw new ApiError({
+      status: 404,
+      type: "not_found",
+      code: "not_found",
+      message: `No route for ${ctx.method} ${ctx.path}. The API lives under /v1 (POST /v1/responses).`,
+    });
+  }
+};
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware(deps.onError));
+  app.use(notFound);
 
   const router = new Router();
   router.get("/health", (ctx) => {
@@ -74,13 +88,5 @@ export function createApp(deps: AppDeps): Koa {
       }),
     );
   }
-  app.use(async (ctx) => {
-    throw new ApiError({
-      status: 404,
-      type: "not_found",
-      code: "not_found",
-      message: `No route for ${ctx.method} ${ctx.path}. The API lives under /v1 (POST /v1/responses).`,
-    });
-  });
   return app;
 }

@@ -30,13 +30,13 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
   const custom = issue.message && !/^Invalid /.test(issue.message) && !/^Too (big|small)/.test(issue.message) ? issue.message : null;
   switch (issue.code) {
     case "invalid_type": {
-      const missing = (issue as { input?: unknown }).input === undefined && custom === "is required";
-      if (missing || ((issue as { input?: unknown }).input === undefined && !custom)) {
+      // With reportInput on, an absent field is an invalid_type issue whose input is undefined.
+      if ((issue as { input?: unknown }).input === undefined) {
         return { code: "missing_required_parameter", message: `Missing required parameter: ${where}.` };
       }
       return {
         code: "invalid_type",
-        message: `Invalid type for ${where}: expected ${issue.expected}${custom ? ` (${custom})` : ""}, got ${describeInput((issue as { input?: unknown }).input)}.`,
+        message: `Invalid type for ${where}: expected ${custom && custom !== "is required" && custom !== "must be a string" ? custom.replace(/^expected /, "") : issue.expected}, got ${describeInput((issue as { input?: unknown }).input)}.`,
       };
     }
     case "invalid_value": {
@@ -78,7 +78,7 @@ export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] 
 
 /** Parses `value` with `schema`, or throws the 400 that describes the first problem. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw zodToApiError(result.error);
   return result.data;
 }

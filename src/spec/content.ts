@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ImageDetail, MAX_TEXT } from "./common.js";
+import { tagged } from "./tagged.js";
 
 // ---- request side -------------------------------------------------------
 
@@ -54,21 +55,21 @@ export const ReasoningSummaryContentParam = z.object({
   text: z.string(),
 });
 
-export const UserContentParam = z.discriminatedUnion("type", [
-  InputTextContentParam,
-  InputImageContentParam,
-  InputFileContentParam,
-]);
-export const AssistantContentParam = z.discriminatedUnion("type", [
-  OutputTextContentParam,
-  RefusalContentParam,
-]);
-export const FunctionOutputContentParam = z.discriminatedUnion("type", [
-  InputTextContentParam,
-  InputImageContentParam,
-  InputFileContentParam,
-  InputVideoContent,
-]);
+export const UserContentParam = tagged("type", {
+  input_text: InputTextContentParam,
+  input_image: InputImageContentParam,
+  input_file: InputFileContentParam,
+});
+export const AssistantContentParam = tagged("type", {
+  output_text: OutputTextContentParam,
+  refusal: RefusalContentParam,
+});
+export const FunctionOutputContentParam = tagged("type", {
+  input_text: InputTextContentParam,
+  input_image: InputImageContentParam,
+  input_file: InputFileContentParam,
+  input_video: InputVideoContent,
+});
 
 // ---- output side ----------------------------------------------------------
 

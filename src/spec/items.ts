@@ -23,7 +23,7 @@ import {
   ReasoningSummaryContentParam,
   UserContentParam,
 } from "./content.js";
-import { tagged } from "./tagged.js";
+import { byKind, tagged } from "./tagged.js";
 
 // ---- input items ------------------------------------------------------------
 
@@ -33,28 +33,28 @@ const inputStatus = z.string().nullish();
 export const UserMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("user"),
-  content: z.union([z.string().max(MAX_TEXT), z.array(UserContentParam)]),
+  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(UserContentParam) }, "a string or an array of content parts"),
   id: itemId,
   status: inputStatus,
 });
 export const SystemMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("system"),
-  content: z.union([z.string().max(MAX_TEXT), z.array(InputTextContentParam)]),
+  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) }, "a string or an array of input_text parts"),
   id: itemId,
   status: inputStatus,
 });
 export const DeveloperMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("developer"),
-  content: z.union([z.string().max(MAX_TEXT), z.array(InputTextContentParam)]),
+  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) }, "a string or an array of input_text parts"),
   id: itemId,
   status: inputStatus,
 });
 export const AssistantMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("assistant"),
-  content: z.union([z.string().max(MAX_TEXT), z.array(AssistantContentParam)]),
+  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(AssistantContentParam) }, "a string or an array of output_text/refusal parts"),
   phase: MessagePhase.optional(),
   id: itemId,
   status: inputStatus,
@@ -79,7 +79,7 @@ export const FunctionCallItemParam = z.object({
 export const FunctionCallOutputItemParam = z.object({
   type: z.literal("function_call_output"),
   call_id: CallId,
-  output: z.union([z.string().max(MAX_TEXT), z.array(FunctionOutputContentParam)]),
+  output: byKind({ string: z.string().max(MAX_TEXT), array: z.array(FunctionOutputContentParam) }, "a string or an array of content parts"),
   id: itemId,
   status: FunctionCallStatus.nullish(),
 });

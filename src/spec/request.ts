@@ -11,7 +11,7 @@ import {
   VerbosityEnum,
 } from "./common.js";
 import { ItemParam } from "./items.js";
-import { tagged } from "./tagged.js";
+import { byKind, tagged } from "./tagged.js";
 import { ToolChoiceParam, ToolParam } from "./tools.js";
 
 export const TextResponseFormat = z.object({ type: z.literal("text") });
@@ -40,7 +40,8 @@ export const MetadataParam = z
   .record(z.string().max(64, "metadata keys are at most 64 characters"), z.string().max(512, "metadata values are strings of at most 512 characters"))
   .refine((m) => Object.keys(m).length <= 16, "metadata has at most 16 keys");
 
-export const Input = z.union([z.string().max(MAX_TEXT), z.array(ItemParam)]);
+/** A string (one user message) or an array of items. */
+export const Input = byKind({ string: z.string().max(MAX_TEXT), array: z.array(ItemParam) }, "a string or an array of items");
 
 /**
  * The request body. The spec makes every key optional; we require `model` and
@@ -48,9 +49,7 @@ export const Input = z.union([z.string().max(MAX_TEXT), z.array(ItemParam)]);
  */
 export const CreateResponseBody = z.object({
   model: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
-  input: z.union([z.string().max(MAX_TEXT), z.array(ItemParam)], {
-    error: (i) => (i.input === undefined ? "is required" : "must be a string or an array of items"),
-  }),
+  input: Input,
   instructions: z.string().nullish(),
   previous_response_id: z.string().nullish(),
   include: z.array(IncludeEnum).optional(),

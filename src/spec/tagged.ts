@@ -51,11 +51,40 @@ export function tagged<T extends Table>(
       });
       return z.NEVER;
     }
-    const result = schema.safeParse(value);
+    const result = schema.safeParse(value, { reportInput: true });
     if (!result.success) {
-      for (const issue of result.error.issues) ctx.addIssue({ ...issue, input: undefined } as never);
+      for (const issue of result.error.issues) ctx.addIssue(issue as never);
       return z.NEVER;
     }
     return result.data as z.output<T[keyof T]>;
+  });
+}
+
+type Kind = "string" | "array" | "object" | "number" | "boolean";
+const kindOf = (v: unknown): Kind | "null" | "undefined" | "other" =>
+  v === null ? "null" : v === undefined ? "undefined" : Array.isArray(v) ? "array" : (["string", "object", "number", "boolean"] as const).find((k) => typeof v === k) ?? "other";
+
+/**
+ * A union of differently-shaped alternatives (`string | Item[]`) dispatched
+ * on the JSON kind of the value, so a bad array element is reported at its own
+ * path (`input[3].role`) instead of as "matches no alternative" at `input`.
+ */
+export function byKind<T extends Partial<Record<Kind, z.ZodType>>>(
+  alternatives: T,
+  expected: string,
+): z.ZodType<z.output<NonNullable<T[keyof T]>>, unknown> {
+  return z.unknown().transform((input, ctx) => {
+    const kind = kindOf(input);
+    const schema = (alternatives as Record<string, z.ZodType | undefined>)[kind];
+    if (!schema) {
+      ctx.addIssue({ code: "invalid_type", expected: expected as never, input, message: `expected ${expected}` });
+      return z.NEVER;
+    }
+    const result = schema.safeParse(input, { reportInput: true });
+    if (!result.success) {
+      for (const issue of result.error.issues) ctx.addIssue(issue as never);
+      return z.NEVER;
+    }
+    return result.data as z.output<NonNullable<T[keyof T]>>;
   });
 }

@@ -37,7 +37,7 @@ type ToolChoiceParamValue =
 /** A string choice, a named function, or an `allowed_tools` set. */
 export const ToolChoiceParam = z.unknown().transform((value, ctx): ToolChoiceParamValue => {
   const schema = typeof value === "string" ? ToolChoiceValue : ToolChoiceObject;
-  const result = (schema as z.ZodType).safeParse(value);
+  const result = (schema as z.ZodType).safeParse(value, { reportInput: true });
   if (!result.success) {
     for (const issue of result.error.issues) {
       ctx.addIssue({

@@ -284,6 +284,17 @@ describe("sampleJsonSchema", () => {
     });
   }
 
+  it("has a validator that rejects invalid values (sanity check of the test itself)", () => {
+    expect(validate(SCHEMAS.weatherTool, { unit: "kelvin" })).toHaveLength(2);
+    expect(validate(SCHEMAS.weatherTool, { location: "x", extra: 1 })).toHaveLength(1);
+    expect(validate(SCHEMAS.uniqueArray, [1, 1, 9])).toHaveLength(2);
+    expect(validate({ type: "string", format: "uuid" }, "nope")).toHaveLength(1);
+    expect(validate({ type: "number", multipleOf: 0.1, exclusiveMaximum: 1 }, 1.05)).toHaveLength(2);
+    expect(validate(SCHEMAS.refsAndRecursion, { root: { value: 1, children: [{ value: "x", children: [] }] }, home: {} })).toHaveLength(4);
+    expect(validate(SCHEMAS.unions.properties, {})).toEqual([]);
+    expect(validate({ oneOf: [{ type: "string" }, { type: "null" }] }, 3)).toHaveLength(1);
+  });
+
   it("is deterministic for a given seed and options", () => {
     for (const schema of Object.values(SCHEMAS)) {
       for (const seed of SEEDS.slice(0, 50)) {
@@ -351,7 +362,7 @@ describe("sampleJsonSchema", () => {
       { anyOf: [{ anyOf: [{ type: "string" }] }], oneOf: [{ anyOf: [{ type: "number" }] }] },
       { type: "array", minItems: 3, maxItems: 1, uniqueItems: true, items: { enum: [1] } },
       { type: "number", multipleOf: -1 }, { type: "number", minimum: -1e308, maximum: 1e308 },
-      { properties: { __proto__: { type: "string" }, constructor: { type: "integer" } }, required: ["__proto__", "toString"] },
+      JSON.parse('{"properties": {"__proto__": {"type": "string"}, "constructor": {"type": "integer"}}, "required": ["__proto__", "toString"]}'),
       { type: "string", format: "constructor" }, { type: "object", additionalProperties: false, required: ["a"] },
       false,
     ];
