@@ -7,7 +7,15 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { startMockServer } from "../server.js";
 
-async function serve(argv: { port: number; host: string; seed: number; "api-key"?: string; "body-limit"?: number }) {
+interface ServeArgs {
+  port: number;
+  host?: string;
+  seed?: number;
+  "api-key"?: string;
+  "body-limit"?: number;
+}
+
+async function serve(argv: ServeArgs) {
   let mock;
   try {
     mock = await startMockServer({
@@ -21,7 +29,6 @@ async function serve(argv: { port: number; host: string; seed: number; "api-key"
     console.error(`openresponses-mock: ${(err as Error).message}`);
     process.exit(1);
   }
-  console.log(`openresponses-mock listening on ${mock.baseURL}`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -31,6 +38,8 @@ async function serve(argv: { port: number; host: string; seed: number; "api-key"
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+  // Printed last, so that a supervisor that reads this line can signal us at once.
+  console.log(`openresponses-mock listening on ${mock.baseURL}`);
 }
 
 await yargs(hideBin(process.argv))
@@ -41,8 +50,8 @@ await yargs(hideBin(process.argv))
     (y) =>
       y
         .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
-        .option("host", { type: "string", default: "127.0.0.1", describe: "Interface to bind" })
-        .option("seed", { type: "number", default: 0, describe: "Server seed: the same request and seed give the same bytes" })
+        .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
+        .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
         .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
         .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" }),
     (argv) => serve(argv),

@@ -171,7 +171,6 @@ describe("Vercel AI SDK (@ai-sdk/open-responses) against the mock", () => {
       tools: { get_weather: weather.tool, get_time: time.tool },
       stopWhen: stepCountIs(3),
     });
-    console.log(JSON.stringify(result.steps.map((s) => ({ c: s.content, fr: s.finishReason, resp: s.response.body })), null, 1));
 
     expect(weather.execute).toHaveBeenCalledTimes(1);
     expect(time.execute).toHaveBeenCalledTimes(1);
