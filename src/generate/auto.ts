@@ -15,7 +15,7 @@ import { sampleJsonSchema } from "./json-schema-sample.js";
 import type { Plan, PlanItem } from "./plan.js";
 import { buildBaseResponse } from "./response-base.js";
 import type { Rng } from "./rng.js";
-import { FILLER_WORDS, OPENERS } from "./words.js";
+import { OPENERS, properNames, sentenceFrom } from "./words.js";
 
 /** The function tools a request lets the model call, and whether it must call one. */
 export function callableTools(request: CreateResponseBody): { tools: FunctionToolParam[]; required: boolean } {
@@ -50,13 +50,7 @@ function mentioned(tools: FunctionToolParam[], text: string): FunctionToolParam[
   });
 }
 
-function sentence(rng: Rng, min: number, max: number): string {
-  const n = rng.int(min, max);
-  const list: string[] = [];
-  for (let i = 0; i < n; i++) list.push(rng.pick(FILLER_WORDS));
-  const s = list.join(" ");
-  return s[0].toUpperCase() + s.slice(1) + ".";
-}
+const sentence = (rng: Rng) => sentenceFrom(rng.pick);
 
 function quote(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -77,7 +71,7 @@ function replyText(ctx: GenerateContext): string {
   const [min, max] = sentencesFor(request);
   const parts = [user ? `${rng.pick(OPENERS)} "${quote(user)}".` : "Hello! How can I help you today?"];
   const n = rng.int(min, max);
-  for (let i = 0; i < n; i++) parts.push(sentence(rng, 6, 14));
+  for (let i = 0; i < n; i++) parts.push(sentence(rng));
   return parts.join(" ");
 }
 
@@ -87,7 +81,7 @@ function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailin
     const name = calls.get(o.call_id)?.name ?? "the tool";
     return `${name} returned ${quote(contentText(o.output)) || "nothing"}.`;
   });
-  return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng, 6, 12)}`;
+  return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng)}`;
 }
 
 /** The `auto` scenario: a plan for any request, from the seed. */
@@ -122,7 +116,7 @@ export function planAuto(ctx: GenerateContext): Plan {
   const effort = request.reasoning?.effort;
   if (request.reasoning && effort !== "none") {
     const intent = chosen.length > 0 ? `call ${chosen.map((t) => t.name).join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
-    const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng, 5, 10)}`;
+    const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
     const reasoning: PlanItem = { kind: "reasoning", id: newId(rng, "rs"), summary: [chunkText(summary, rng)] };
     if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${base.id}:${summary}`, 64)}`;
     plan.push(reasoning);
@@ -130,15 +124,16 @@ export function planAuto(ctx: GenerateContext): Plan {
 
   if (chosen.length > 0) {
     const userWords = words(userText).filter((w) => w.length > 2);
+    const places = properNames(userText);
     for (const tool of chosen) {
-      const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { words: userWords }));
+      const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { words: userWords, places }));
       plan.push({ kind: "function_call", id: newId(rng, "fc"), call_id: newId(rng, "call"), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
     }
   } else {
     const format = request.text?.format;
     const text =
       format?.type === "json_schema"
-        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText) }))
+        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText), places: properNames(userText) }))
         : outputs.length > 0
           ? toolAnswerText(ctx, outputs)
           : replyText(ctx);

@@ -16,6 +16,8 @@ export interface SampleRng {
 export interface SampleOptions {
   /** Words used to build plausible strings (e.g. words from the user's message); may be empty. */
   words?: readonly string[];
+  /** Proper names from the conversation (e.g. "San Francisco"), preferred for place-like properties. */
+  places?: readonly string[];
   /** Max depth of nested objects/arrays before choosing minimal values (default 6). */
   maxDepth?: number;
 }
@@ -27,6 +29,7 @@ interface Ctx {
   rng: SampleRng;
   /** Words for free text: the caller's, or the built-in list. */
   words: readonly string[];
+  places: readonly string[];
   maxDepth: number;
 }
 
@@ -77,7 +80,8 @@ export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: Sampl
   if (schema !== true && !isObj(schema)) return {};
   const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter(Boolean);
   const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
-  const ctx: Ctx = { root: schema, rng, words: words.length ? words : WORDS, maxDepth };
+  const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0);
+  const ctx: Ctx = { root: schema, rng, words: words.length ? words : WORDS, places, maxDepth };
   try {
     return gen(schema, ctx, 0, 0);
   } catch {
@@ -302,7 +306,7 @@ function decimals(x: number): number {
 /** Property-name hints for plain strings. */
 const HINTS: [RegExp, (ctx: Ctx) => string][] = [
   [/mail/, (ctx) => email(ctx)],
-  [/cit(y|ies)|location|place|town|destination/, (ctx) => pick(ctx, CITIES)],
+  [/cit(y|ies)|location|place|town|destination/, (ctx) => pick(ctx, ctx.places.length ? ctx.places : CITIES)],
   [/countr/, (ctx) => pick(ctx, COUNTRIES)],
   [/(url|uri)s?$|link|website|homepage/, (ctx) => `https://example.com/${slug(ctx)}`],
   [/(last|sur|family)_?name/, (ctx) => pick(ctx, LAST_NAMES)],

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { emitEvents } from "../../src/emit/emit-events.js";
+import { planAuto } from "../../src/generate/auto.js";
+import { inputItems } from "../../src/generate/conversation.js";
+import { createRng } from "../../src/generate/rng.js";
+import { properNames } from "../../src/generate/words.js";
+import { CreateResponseBody } from "../../src/spec/index.js";
+import { expectConformantStream } from "../support/conformance.js";
+
+const plan = (body: unknown, seed = "s") => {
+  const request = CreateResponseBody.parse(body);
+  return planAuto({ request, items: inputItems(request.input), rng: createRng(seed), createdAt: 1_767_225_600 });
+};
+const output = (body: unknown, seed = "s") => {
+  const events = emitEvents(plan(body, seed));
+  return expectConformantStream(events as never).output as any[];
+};
+
+const weather = {
+  type: "function",
+  name: "get_weather",
+  parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
+};
+const email = { type: "function", name: "send_email", parameters: { type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] } };
+
+describe("auto", () => {
+  it("finds proper names that do not start a sentence", () => {
+    expect(properNames("What's the weather like in San Francisco? Tell Bob.")).toEqual(["San Francisco", "Bob"]);
+    expect(properNames("Weather in Paris?")).toEqual(["Paris"]);
+  });
+
+  it("calls a tool with arguments that use the place the user named", () => {
+    const out = output({ model: "m", input: "What's the weather like in San Francisco?", tools: [weather] });
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ type: "function_call", name: "get_weather", status: "completed" });
+    expect(JSON.parse(out[0].arguments)).toEqual({ location: "San Francisco" });
+  });
+
+  it("calls only the tools the user mentions when it mentions some", () => {
+    const out = output({ model: "m", input: "Please send email to the team.", tools: [weather, email] });
+    expect(out.map((o) => o.name)).toEqual(["send_email"]);
+    expect(JSON.parse(out[0].arguments).to).toMatch(/^[^@\s]+@[^@\s]+\.[a-z]+$/);
+  });
+
+  it("calls every allowed tool in parallel, capped by max_tool_calls", () => {
+    expect(output({ model: "m", input: "Go.", tools: [weather, email] }).map((o) => o.name)).toEqual(["get_weather", "send_email"]);
+    expect(output({ model: "m", input: "Go.", tools: [weather, email], max_tool_calls: 1 }).map((o) => o.name)).toEqual(["get_weather"]);
+  });
+
+  it("treats tool_choice as a hard constraint", () => {
+    expect(output({ model: "m", input: "Weather?", tools: [weather], tool_choice: "none" }).map((o) => o.type)).toEqual(["message"]);
+    const allowedNone = output({ model: "m", input: "Weather?", tools: [weather], tool_choice: { type: "allowed_tools", mode: "none", tools: [{ type: "function", name: "get_weather" }] } });
+    expect(allowedNone.map((o) => o.type)).toEqual(["message"]);
+    // `required` calls even after tool outputs.
+    const required = output({
+      model: "m",
+      tools: [weather],
+      tool_choice: "required",
+      input: [
+        { type: "function_call", call_id: "c1", name: "get_weather", arguments: "{}" },
+        { type: "function_call_output", call_id: "c1", output: "sunny" },
+      ],
+    });
+    expect(required.map((o) => o.type)).toEqual(["function_call"]);
+  });
+
+  it("answers tool outputs with a text that uses them", () => {
+    const out = output({
+      model: "m",
+      tools: [weather],
+      input: [
+        { type: "message", role: "user", content: "Weather in Paris?" },
+        { type: "function_call", call_id: "c1", name: "get_weather", arguments: '{"location":"Paris"}' },
+        { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "18C and sunny" }] },
+      ],
+    });
+    expect(out[0].content[0].text).toMatch(/^Based on the tool results: get_weather returned 18C and sunny\./);
+  });
+
+  it("depends on the input and on the seed, and on nothing else", () => {
+    const a = JSON.stringify(emitEvents(plan({ model: "m", input: "One" })));
+    expect(JSON.stringify(emitEvents(plan({ model: "m", input: "One" })))).toBe(a);
+    expect(JSON.stringify(emitEvents(plan({ model: "m", input: "One" }, "other")))).not.toBe(a);
+    expect(JSON.stringify(emitEvents(plan({ model: "m", input: "Two" })))).not.toBe(a);
+  });
+
+  it("gives conformant streams for many seeds and request shapes", () => {
+    const shapes: unknown[] = [
+      { model: "m", input: "Hello there" },
+      { model: "m", input: "", text: { verbosity: "high" } },
+      { model: "m", input: "Call things", tools: [weather, email], reasoning: { effort: "medium" } },
+      { model: "m", input: "Budget", tools: [weather, email], max_output_tokens: 16, reasoning: {} },
+      { model: "m", input: "JSON", text: { format: { type: "json_schema", schema: { type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"] } } } },
+      { model: "m", input: "Logprobs", include: ["message.output_text.logprobs"], top_logprobs: 5, max_output_tokens: 20 },
+    ];
+    for (let seed = 0; seed < 100; seed++) for (const shape of shapes) output(shape, `seed-${seed}`);
+  });
+});
