@@ -35,7 +35,7 @@ describe("openresponses-mock serve", () => {
     const baseURL = match![1];
     const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) });
     expect(res.status).toBe(200);
-    expect((await res.json()).status).toBe("completed");
+    expect(((await res.json()) as { status: string }).status).toBe("completed");
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);

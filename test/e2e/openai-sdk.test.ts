@@ -164,7 +164,7 @@ describe("openai SDK", () => {
       truncation: "auto",
       service_tier: "auto",
       previous_response_id: "resp_earlier",
-    });
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming); // max_tool_calls is not in the SDK's param types; it passes through
     expect(res).toMatchObject({
       model: "mock-model-1",
       instructions: "Answer briefly.",
