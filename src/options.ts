@@ -18,6 +18,15 @@ export const ServerOptions = z.object({
   apiKey: z.string().min(1).optional(),
   /** Largest accepted request body, in bytes. */
   bodyLimit: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
+  /** Scenario files or folders to load, or scenario objects (validated like files). */
+  scenarios: z
+    .union([z.string().min(1), z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())]))])
+    .optional()
+    .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
+  /** Name of the scenario used when no header, model name or match rule picks one. */
+  scenario: z.string().min(1).default("auto"),
+  /** Load the shipped scenario library (scenarios/ in the package). */
+  library: z.boolean().default(true),
   /** Where `created_at`/`completed_at` come from (programmatic only). */
   clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method").optional(),
 });

@@ -7,7 +7,22 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp } from "./http/app.js";
 import { resolveOptions, type ServerOptionsInput } from "./options.js";
+import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
+import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
+import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
+
+/**
+ * Loads the shipped library (unless turned off) and the given scenarios. A
+ * given scenario replaces a library one of the same name; two given ones with
+ * the same name are an error. Given scenarios are tried first for match rules.
+ */
+export async function loadRegistry(options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">): Promise<ScenarioRegistry> {
+  const own = await loadScenarios(options.scenarios);
+  const names = new Set(own.map((l) => l.scenario.name));
+  const library = options.library ? (await loadScenarios([LIBRARY_DIR])).filter((l) => !names.has(l.scenario.name)) : [];
+  return createRegistry([...own, ...library].map((l) => l.scenario), options.scenario);
+}
 
 /** A running mock server. */
 export interface MockServer {
@@ -28,7 +43,9 @@ export interface MockServer {
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
   const options = resolveOptions(input);
+  const registry = await loadRegistry(options);
   const app = createApp({
+    registry,
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,

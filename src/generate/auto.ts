@@ -9,11 +9,11 @@ import { invalidRequest } from "../spec/index.js";
 import type { CreateResponseBody, FunctionToolParam, ItemParam } from "../spec/index.js";
 import { chunkText } from "./chunk.js";
 import { newId, type GenerateContext } from "./context.js";
-import { callsById, contentText, countInputTokens, lastUserText, trailingToolOutputs } from "./conversation.js";
+import { callsById, contentText, lastUserText, trailingToolOutputs } from "../scenario/conversation.js";
 import { hashString } from "./hash.js";
 import { sampleJsonSchema } from "./json-schema-sample.js";
 import type { Plan, PlanItem } from "./plan.js";
-import { buildBaseResponse } from "./response-base.js";
+import { assemblePlan } from "./assemble.js";
 import type { Rng } from "./rng.js";
 import { OPENERS, properNames, sentenceFrom } from "./words.js";
 
@@ -85,9 +85,9 @@ function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailin
 }
 
 /** The `auto` scenario: a plan for any request, from the seed. */
-export function planAuto(ctx: GenerateContext): Plan {
+export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): Plan {
   const { request, rng, items } = ctx;
-  const base = buildBaseResponse(request, { id: newId(rng, "resp", 32), createdAt: ctx.createdAt });
+  const id = newId(rng, "resp", 32);
   const plan: PlanItem[] = [];
   const userText = lastUserText(items);
 
@@ -118,7 +118,7 @@ export function planAuto(ctx: GenerateContext): Plan {
     const intent = chosen.length > 0 ? `call ${chosen.map((t) => t.name).join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
     const reasoning: PlanItem = { kind: "reasoning", id: newId(rng, "rs"), summary: [chunkText(summary, rng)] };
-    if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${base.id}:${summary}`, 64)}`;
+    if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
     plan.push(reasoning);
   }
 
@@ -140,23 +140,6 @@ export function planAuto(ctx: GenerateContext): Plan {
     plan.push({ kind: "message", id: newId(rng, "msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
   }
 
-  return {
-    base,
-    items: plan,
-    outcome: { kind: "completed" },
-    budget: request.max_output_tokens ?? null,
-    inputTokens: countInputTokens(request, items),
-    completedAt: ctx.createdAt,
-    options: planOptions(request),
-  };
+  return assemblePlan(ctx, id, plan, { kind: "completed" }, scenario);
 }
 
-/** Stream options a request asks for: obfuscation padding, logprobs, queued start. */
-export function planOptions(request: CreateResponseBody): Plan["options"] {
-  return {
-    obfuscation: request.stream_options?.include_obfuscation !== false,
-    logprobs: request.include?.includes("message.output_text.logprobs") ? (request.top_logprobs ?? 0) : null,
-  };
-}
-
-export type { ItemParam };

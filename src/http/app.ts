@@ -6,11 +6,14 @@
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
+import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Clock } from "../timing/clock.js";
 import { bearerChecker } from "./auth.js";
 import { createResponseHandler } from "./responses.js";
 
 export interface AppDeps {
+  /** The scenarios this server answers with, and its default. */
+  registry: ScenarioRegistry;
   seed: number;
   apiKey?: string;
   bodyLimit: number;

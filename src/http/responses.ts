@@ -3,7 +3,9 @@
  */
 import type { Context } from "koa";
 import { emitEvents, foldEvents } from "../emit/index.js";
-import { createRng, inputItems, planAuto, requestSeed } from "../generate/index.js";
+import { createRng, planScenario, requestSeed } from "../generate/index.js";
+import { inputItems } from "../scenario/conversation.js";
+import { selectScenario } from "../scenario/registry.js";
 import { ApiError, CreateResponseBody } from "../spec/index.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
@@ -36,12 +38,15 @@ export function createResponseHandler(deps: AppDeps) {
     const seed = seedHeader(ctx) ?? deps.seed;
     const rng = createRng(requestSeed(seed, request));
     const createdAt = Math.floor(deps.clock.now() / 1000);
-    const plan = planAuto({ request, items: inputItems(request.input), rng, createdAt });
+    const items = inputItems(request.input);
+    const { scenario } = selectScenario(deps.registry, request, items, ctx.get("x-mock-scenario") || undefined);
+    ctx.set("x-mock-scenario", scenario.name);
+    const plan = planScenario(scenario, { request, items, rng, createdAt });
     const events = emitEvents(plan);
 
     if (request.stream) {
       ctx.respond = false;
-      await writeEventStream(ctx.res, events);
+      await writeEventStream(ctx.res, events, { "x-mock-scenario": scenario.name });
       return;
     }
     ctx.status = 200;

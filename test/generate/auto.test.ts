@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/emit-events.js";
 import { planAuto } from "../../src/generate/auto.js";
-import { inputItems } from "../../src/generate/conversation.js";
+import { inputItems } from "../../src/scenario/conversation.js";
 import { createRng } from "../../src/generate/rng.js";
 import { properNames } from "../../src/generate/words.js";
 import { CreateResponseBody } from "../../src/spec/index.js";

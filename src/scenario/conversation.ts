@@ -4,7 +4,6 @@
  * decide on — the last user text, trailing tool outputs, assistant turns.
  */
 import type { CreateResponseBody, ItemParam } from "../spec/index.js";
-import { countTokens } from "./tokens.js";
 
 /** A plain-string input is one user message. */
 export function inputItems(input: CreateResponseBody["input"]): ItemParam[] {
@@ -72,30 +71,4 @@ export function assistantTurns(items: readonly ItemParam[]): number {
     inTurn = model;
   }
   return turns;
-}
-
-/** Tokens of the whole context: instructions, every item's text, the tool definitions. */
-export function countInputTokens(request: Pick<CreateResponseBody, "instructions" | "tools">, items: readonly ItemParam[]): number {
-  let n = countTokens(request.instructions ?? "");
-  for (const item of items) {
-    const it = item as Record<string, unknown>;
-    switch (it.type) {
-      case "message":
-        n += countTokens(contentText(it.content)) + 3;
-        break;
-      case "function_call":
-        n += countTokens(String(it.name)) + countTokens(String(it.arguments)) + 3;
-        break;
-      case "function_call_output":
-        n += countTokens(contentText(it.output)) + 3;
-        break;
-      case "reasoning":
-        n += countTokens(contentText(it.summary));
-        break;
-      default:
-        n += 1;
-    }
-  }
-  if (request.tools?.length) n += countTokens(JSON.stringify(request.tools));
-  return n;
 }

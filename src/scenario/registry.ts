@@ -1,0 +1,87 @@
+/**
+ * The scenarios a server knows, and the choice of one for a request, in the
+ * order of the design: the `x-mock-scenario` header, a scenario named like
+ * the request's model, the first whose `match` rules fit, the default.
+ * Names are only ever looked up in a map: a header never reaches the disk.
+ */
+import { ApiError } from "../spec/index.js";
+import type { CreateResponseBody, ItemParam } from "../spec/index.js";
+import { lastUserText } from "./conversation.js";
+import type { MatchRules, Scenario } from "./schema.js";
+
+/** The built-in scenario every server has. */
+export const AUTO_SCENARIO: Scenario = {
+  name: "auto",
+  description: "Behaves like a plausible model: tool calls when tools are offered, answers to tool outputs, JSON for json_schema, reasoning when asked, text otherwise.",
+  generate: { strategy: "auto" },
+};
+
+export interface ScenarioRegistry {
+  /** Every scenario, in load order (match rules are tried in this order). */
+  readonly scenarios: readonly Scenario[];
+  readonly byName: ReadonlyMap<string, Scenario>;
+  /** The scenario used when nothing else applies. */
+  readonly defaultScenario: Scenario;
+}
+
+/** Why a scenario was chosen. */
+export type SelectionReason = "header" | "model" | "match" | "default";
+
+export interface Selection {
+  scenario: Scenario;
+  reason: SelectionReason;
+}
+
+/** Builds a registry; later scenarios with the same name replace earlier ones. */
+export function createRegistry(scenarios: readonly Scenario[], defaultName = "auto"): ScenarioRegistry {
+  const byName = new Map<string, Scenario>([[AUTO_SCENARIO.name, AUTO_SCENARIO]]);
+  for (const s of scenarios) byName.set(s.name, s);
+  const defaultScenario = byName.get(defaultName);
+  if (!defaultScenario) {
+    throw new Error(`Unknown default scenario '${defaultName}'. Known scenarios: ${[...byName.keys()].sort().join(", ")}.`);
+  }
+  return { scenarios: [...byName.values()], byName, defaultScenario };
+}
+
+const regexCache = new WeakMap<MatchRules, RegExp>();
+
+/** Whether a scenario's match rules all hold for a request. */
+export function matches(rules: MatchRules, request: CreateResponseBody, items: readonly ItemParam[]): boolean {
+  const text = rules.contains !== undefined || rules.matches !== undefined ? lastUserText(items) : "";
+  if (rules.contains !== undefined && !text.toLowerCase().includes(rules.contains.toLowerCase())) return false;
+  if (rules.matches !== undefined) {
+    let re = regexCache.get(rules);
+    if (!re) regexCache.set(rules, (re = new RegExp(rules.matches, "u")));
+    if (!re.test(text)) return false;
+  }
+  if (rules.model !== undefined && request.model !== rules.model) return false;
+  if (rules.tool !== undefined && !(request.tools ?? []).some((t) => t.type === "function" && (t as { name: string }).name === rules.tool)) return false;
+  if (rules.afterToolOutput !== undefined && (items.at(-1)?.type === "function_call_output") !== rules.afterToolOutput) return false;
+  if (rules.metadata !== undefined) {
+    for (const [k, v] of Object.entries(rules.metadata)) if (request.metadata?.[k] !== v) return false;
+  }
+  return true;
+}
+
+/** Chooses the scenario for a request. `header` is the x-mock-scenario value, if any. */
+export function selectScenario(registry: ScenarioRegistry, request: CreateResponseBody, items: readonly ItemParam[], header?: string): Selection {
+  if (header !== undefined && header !== "") {
+    const named = registry.byName.get(header);
+    if (!named) {
+      throw new ApiError({
+        status: 400,
+        type: "invalid_request",
+        code: "unknown_scenario",
+        param: "x-mock-scenario",
+        message: `Unknown scenario '${header.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...registry.byName.keys()].sort().join(", ")}.`,
+      });
+    }
+    return { scenario: named, reason: "header" };
+  }
+  const byModel = registry.byName.get(request.model);
+  if (byModel) return { scenario: byModel, reason: "model" };
+  for (const scenario of registry.scenarios) {
+    if (scenario.match && matches(scenario.match, request, items)) return { scenario, reason: "match" };
+  }
+  return { scenario: registry.defaultScenario, reason: "default" };
+}

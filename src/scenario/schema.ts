@@ -1,0 +1,211 @@
+/**
+ * The scenario file format, as one zod schema. Objects are strict, so a typo
+ * ("mesage") is an error with its JSON path rather than a silent no-op. The
+ * published JSON Schema (scenario.schema.json) is generated from this.
+ */
+import { z } from "zod";
+import { ErrorType, FunctionName, VENDOR_TYPE_PATTERN } from "../spec/index.js";
+
+const vendorType = z
+  .string()
+  .regex(VENDOR_TYPE_PATTERN, "must be a vendor type 'slug:name', e.g. 'acme:search_call'")
+  .refine((t) => !/[\r\n]/.test(t), "must not contain a line break");
+
+/** How a text is split into deltas: N tokens per delta, or N characters per delta. */
+export const Chunking = z
+  .strictObject({
+    tokens: z.number().int().min(1).max(10_000).optional().describe("Tokens per delta."),
+    chars: z.number().int().min(1).max(100_000).optional().describe("Characters per delta."),
+  })
+  .refine((c) => (c.tokens === undefined) !== (c.chars === undefined), "give exactly one of 'tokens' or 'chars'")
+  .describe("How the text is split into deltas. Default: 1-3 tokens per delta, from the seed.");
+
+const Annotation = z.strictObject({
+  type: z.literal("url_citation").default("url_citation"),
+  url: z.string(),
+  title: z.string(),
+  start_index: z.number().int().min(0),
+  end_index: z.number().int().min(0),
+});
+
+export const MessageStep = z
+  .strictObject({
+    type: z.literal("message"),
+    text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output."),
+    annotations: z.array(Annotation).optional().describe("url_citation annotations on the text."),
+    refusal: z.string().optional().describe("A refusal part (after the text part, if there is one)."),
+    phase: z.enum(["commentary", "final_answer"]).optional(),
+    chunk: Chunking.optional(),
+  })
+  .refine((m) => m.text !== undefined || m.refusal !== undefined, "a message needs 'text', 'refusal' or both")
+  .describe("An assistant message.");
+
+export const ReasoningStep = z
+  .strictObject({
+    type: z.literal("reasoning"),
+    summary: z.array(z.string()).default([]).describe("Summary parts, each streamed as its own part."),
+    text: z.string().optional().describe("Raw reasoning text (a reasoning_text content part)."),
+    encrypted_content: z.string().optional(),
+    chunk: Chunking.optional(),
+  })
+  .describe("A reasoning item.");
+
+export const FunctionCallStep = z
+  .strictObject({
+    type: z.literal("function_call"),
+    name: FunctionName,
+    arguments: z
+      .union([z.record(z.string(), z.unknown()), z.string()])
+      .optional()
+      .describe("An object (sent as JSON) or a raw string (sent as is, even if not JSON). Omitted: synthesized from the tool's schema in the request."),
+    call_id: z.string().min(1).max(64).optional(),
+    chunk: Chunking.optional(),
+  })
+  .describe("A function call.");
+
+export const VendorItemStep = z
+  .strictObject({
+    type: z.literal("vendor_item"),
+    item: z.looseObject({ type: vendorType, id: z.string().optional(), status: z.string().optional() }),
+  })
+  .describe("A vendor custom item, sent whole in output_item.added/done.");
+
+export const VendorEventStep = z
+  .strictObject({
+    type: z.literal("vendor_event"),
+    event: z.looseObject({ type: vendorType }).refine((e) => !("sequence_number" in e), "sequence_number is set by the server"),
+  })
+  .describe("A vendor custom streaming event between items.");
+
+export const Step = z.discriminatedUnion("type", [MessageStep, ReasoningStep, FunctionCallStep, VendorItemStep, VendorEventStep]);
+export const STEP_TYPES = ["message", "reasoning", "function_call", "vendor_item", "vendor_event"];
+export const END_TYPES = ["completed", "incomplete", "failed", "http_error"];
+export const STRATEGIES = ["auto", "random"];
+
+const ErrorFields = z.strictObject({
+  type: z.union([ErrorType, z.string().min(1)]).optional().describe("Error type; default from the status."),
+  code: z.string().nullable().optional(),
+  message: z.string().min(1).optional(),
+  param: z.string().nullable().optional(),
+});
+
+export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503] as const;
+
+export const End = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("completed") }),
+    z.strictObject({
+      type: z.literal("incomplete"),
+      reason: z.string().min(1).default("max_output_tokens").describe("incomplete_details.reason"),
+    }),
+    z.strictObject({
+      type: z.literal("failed"),
+      afterEvents: z.number().int().min(0).optional().describe("Fail after this many events (never before response.in_progress). Default: after the last item."),
+      error: ErrorFields.optional(),
+    }),
+    z.strictObject({
+      type: z.literal("http_error"),
+      status: z
+        .number()
+        .int()
+        .refine((s) => (HTTP_ERROR_STATUSES as readonly number[]).includes(s), `must be one of ${HTTP_ERROR_STATUSES.join(", ")}`)
+        .describe(`HTTP status: one of ${HTTP_ERROR_STATUSES.join(", ")}.`),
+      error: ErrorFields.optional(),
+      headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "header names are letters, digits and '-'"), z.string()).optional(),
+    }),
+  ])
+  .describe("How the turn ends. Default: completed.");
+
+export const Turn = z
+  .strictObject({
+    steps: z.array(Step).default([]),
+    end: End.optional(),
+  })
+  .describe("The answer to one request.");
+
+const Range = z.tuple([z.number().int().min(0), z.number().int().min(0)]).refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
+
+export const RandomSettings = z
+  .strictObject({
+    weights: z
+      .strictObject({
+        text: z.number().min(0).optional(),
+        tool_calls: z.number().min(0).optional(),
+        reasoning_text: z.number().min(0).optional(),
+        refusal: z.number().min(0).optional(),
+        incomplete: z.number().min(0).optional(),
+        failure: z.number().min(0).optional(),
+        vendor_item: z.number().min(0).optional(),
+      })
+      .refine((w) => Object.values(w).some((v) => (v ?? 0) > 0), "at least one weight must be above 0")
+      .optional()
+      .describe("Relative weights of the kinds of answer. Default: all 1."),
+    sentences: Range.optional().describe("Sentences per text, [min, max]. Default [1, 4]."),
+    toolCalls: Range.optional().describe("Tool calls per tool-call answer, [min, max]. Default [1, 3]."),
+    chunkTokens: Range.optional().describe("Tokens per delta, [min, max]. Default [1, 3]."),
+    failAfterEvents: Range.optional().describe("Where a failure cuts the stream, [min, max]. Default [2, 12]."),
+  })
+  .describe("Seeded-random generation: each answer is drawn from the seed.");
+
+export const Generate = z.discriminatedUnion("strategy", [
+  z.strictObject({ strategy: z.literal("auto") }).describe("Behave like a plausible model (the built-in 'auto')."),
+  z.strictObject({ strategy: z.literal("random"), ...RandomSettings.shape }),
+]);
+
+export const MatchRules = z
+  .strictObject({
+    contains: z.string().min(1).optional().describe("The last user message contains this text (case-insensitive)."),
+    matches: z
+      .string()
+      .min(1)
+      .refine((p) => {
+        try {
+          new RegExp(p, "u");
+          return true;
+        } catch {
+          return false;
+        }
+      }, "is not a valid regular expression")
+      .optional()
+      .describe("The last user message matches this regular expression (JavaScript syntax, 'u' flag)."),
+    model: z.string().min(1).optional().describe("The request's model equals this."),
+    tool: z.string().min(1).optional().describe("A function tool with this name is offered."),
+    afterToolOutput: z.boolean().optional().describe("Whether the last input item is a function_call_output."),
+    metadata: z.record(z.string(), z.string()).optional().describe("The request's metadata has these key/value pairs."),
+  })
+  .describe("All rules given must hold for the scenario to be chosen.");
+
+/** Timing, kept as written; played by the timing layer. */
+export const ScenarioTiming = z
+  .strictObject({
+    latencyMs: z.number().min(0).optional(),
+    chunkMs: z.number().min(0).optional(),
+    jitterMs: z.number().min(0).optional(),
+    tokensPerSecond: z.number().positive().optional(),
+    heartbeatMs: z.number().min(0).optional(),
+  })
+  .describe("Timing of this scenario's streams (see the README's timing section).");
+
+export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+export const Scenario = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().regex(SCENARIO_NAME, "must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit"),
+    description: z.string().min(1, "describe the scenario in one line"),
+    model: z.string().min(1).optional().describe("The model name reported in responses. Default: the request's model."),
+    match: MatchRules.optional(),
+    timing: ScenarioTiming.optional(),
+    turns: z.array(Turn).min(1, "a scripted scenario needs at least one turn").optional().describe("Scripted answers; turn N answers a request whose conversation already holds N assistant turns (the last turn repeats)."),
+    generate: Generate.optional(),
+  })
+  .refine((s) => (s.turns === undefined) !== (s.generate === undefined), "give exactly one of 'turns' (scripted) or 'generate' (seeded)");
+
+export type Scenario = z.output<typeof Scenario>;
+export type ScenarioInput = z.input<typeof Scenario>;
+export type Turn = z.output<typeof Turn>;
+export type Step = z.output<typeof Step>;
+export type End = z.output<typeof End>;
+export type MatchRules = z.output<typeof MatchRules>;
+export type RandomSettings = z.output<typeof RandomSettings>;
+export type Chunking = z.output<typeof Chunking>;
