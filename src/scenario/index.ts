@@ -8,3 +8,4 @@ export * from "./schema.js";
 export * from "./parse.js";
 export * from "./registry.js";
 export * from "./conversation.js";
+export { scenarioJsonSchema } from "./json-schema.js";

@@ -1,0 +1,20 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { scenarioJsonSchema } from "../../src/scenario/json-schema.js";
+
+describe("scenario.schema.json", () => {
+  const published = JSON.parse(readFileSync(new URL("../../scenario.schema.json", import.meta.url), "utf8"));
+
+  it("is the JSON Schema generated from the zod schema (npm run build regenerates it)", () => {
+    expect(published).toEqual(scenarioJsonSchema());
+  });
+
+  it("describes the format for editors: strict objects, the step types, the end types", () => {
+    expect(published.additionalProperties).toBe(false);
+    expect(Object.keys(published.properties)).toEqual(expect.arrayContaining(["name", "description", "match", "timing", "turns", "generate"]));
+    const text = JSON.stringify(published);
+    for (const t of ["message", "reasoning", "function_call", "vendor_item", "vendor_event", "completed", "incomplete", "failed", "http_error", "random", "auto"]) {
+      expect(text).toContain(`"const":"${t}"`);
+    }
+  });
+});
