@@ -27,8 +27,20 @@ export const ServerOptions = z.object({
   scenario: z.string().min(1).default("auto"),
   /** Load the shipped scenario library (scenarios/ in the package). */
   library: z.boolean().default(true),
+  /** Time to the first byte of every answer, in ms. */
+  latencyMs: z.number().min(0).max(3_600_000).default(0),
+  /** Pause between streamed events, in ms. */
+  chunkMs: z.number().min(0).max(3_600_000).default(0),
+  /** Each pause varies by up to ± this many ms, drawn from the seed. */
+  jitterMs: z.number().min(0).max(3_600_000).default(0),
+  /** Pace text deltas at this many tokens per second instead of chunkMs. */
+  tokensPerSecond: z.number().positive().max(1_000_000).optional(),
+  /** Send `: keep-alive` comments after this many idle ms (0 = never). */
+  heartbeatMs: z.number().min(0).max(3_600_000).default(0),
   /** Where `created_at`/`completed_at` come from (programmatic only). */
-  clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method").optional(),
+  clock: z
+    .custom<Pick<Clock, "now"> & Partial<Clock>>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method")
+    .optional(),
 });
 
 /** Options as a caller writes them (everything optional). */

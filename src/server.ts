@@ -49,7 +49,15 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
-    clock: options.clock ?? systemClock,
+    // A clock given with only now() still gets real timers.
+    clock: { ...systemClock, ...options.clock },
+    timing: {
+      latencyMs: options.latencyMs,
+      chunkMs: options.chunkMs,
+      jitterMs: options.jitterMs,
+      tokensPerSecond: options.tokensPerSecond ?? null,
+      heartbeatMs: options.heartbeatMs,
+    },
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   });
   const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000 }, app.callback());

@@ -42,6 +42,8 @@ function logprobsOf(delta: string, top: number, salt: string): LogProb[] {
 
 class Emitter {
   readonly events: StreamEvent[] = [];
+  /** Extra pauses before events, by event index (from per-step delays). */
+  readonly pauses = new Map<number, number>();
   /** Output items as emitted so far; the terminal snapshot's `output`. */
   readonly output: OutputItem[] = [];
   outputTokens = 0;
@@ -225,6 +227,7 @@ class Emitter {
   items(items: PlanItem[]): void {
     const lastOutput = items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
     items.forEach((step, i) => {
+      if (step.delayMs) this.pauses.set(this.events.length, (this.pauses.get(this.events.length) ?? 0) + step.delayMs);
       const outputIndex = this.output.length;
       const last = i === lastOutput;
       switch (step.kind) {
@@ -265,9 +268,25 @@ function closeOpenItems(output: OutputItem[]): OutputItem[] {
   });
 }
 
+/** A plan's events, and the extra pauses its steps ask for before some of them. */
+export interface EmittedStream {
+  events: StreamEvent[];
+  pauses: ReadonlyMap<number, number>;
+}
+
 /** Turns a plan into its complete, ordered list of streaming events. */
 export function emitEvents(plan: Plan): StreamEvent[] {
+  return emitStream(plan).events;
+}
+
+/** Like emitEvents, with the per-step pauses for the timing schedule. */
+export function emitStream(plan: Plan): EmittedStream {
   const e = new Emitter(plan);
+  const events = play(e, plan);
+  return { events, pauses: e.pauses };
+}
+
+function play(e: Emitter, plan: Plan): StreamEvent[] {
   const starting = plan.options.queued ? "queued" : "in_progress";
   e.push("response.created", { response: e.snapshot({ status: starting }) });
   if (plan.options.queued) e.push("response.queued", { response: e.snapshot({ status: "queued" }) });

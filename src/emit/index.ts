@@ -1,3 +1,3 @@
 /** The pure engine: plan → events, and events → response (the fold). */
-export { emitEvents } from "./emit-events.js";
+export { emitEvents, emitStream, type EmittedStream } from "./emit-events.js";
 export { foldEvents, FoldError } from "./fold.js";

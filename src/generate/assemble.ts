@@ -1,4 +1,5 @@
 /** The parts of a plan every generator fills the same way. */
+import type { Fault, ScenarioTiming } from "../scenario/schema.js";
 import type { CreateResponseBody } from "../spec/index.js";
 import type { GenerateContext } from "./context.js";
 import { countInputTokens } from "./input-tokens.js";
@@ -14,8 +15,17 @@ export function planOptions(request: CreateResponseBody): Plan["options"] {
 }
 
 /** Assembles a plan from items and an outcome, with the request's echoes and budget. */
-export function assemblePlan(ctx: GenerateContext, id: string, items: PlanItem[], outcome: PlanOutcome, scenario?: { model?: string }, budget?: number | null): Plan {
+export function assemblePlan(
+  ctx: GenerateContext,
+  id: string,
+  items: PlanItem[],
+  outcome: PlanOutcome,
+  scenario?: { model?: string; timing?: ScenarioTiming; fault?: Fault },
+  budget?: number | null,
+): Plan {
   return {
+    timing: scenario?.timing,
+    fault: scenario?.fault,
     base: buildBaseResponse(ctx.request, { id, createdAt: ctx.createdAt, model: scenario?.model }),
     items,
     outcome,

@@ -3,6 +3,7 @@
  * generator (scenario + request + rng) builds it; the pure emitter plays it.
  * Every id, every chunk boundary and every timestamp is already decided here.
  */
+import type { Fault, ScenarioTiming } from "../scenario/schema.js";
 import type { ErrorPayload, ResponseResource, UrlCitation } from "../spec/index.js";
 
 /** A text part of an assistant message; its text is `chunks.join("")`. */
@@ -20,6 +21,8 @@ export interface PlanRefusalPart {
 
 export interface PlanMessage {
   kind: "message";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
   id: string;
   phase?: "commentary" | "final_answer";
   parts: (PlanTextPart | PlanRefusalPart)[];
@@ -27,6 +30,8 @@ export interface PlanMessage {
 
 export interface PlanFunctionCall {
   kind: "function_call";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
   id: string;
   call_id: string;
   name: string;
@@ -36,6 +41,8 @@ export interface PlanFunctionCall {
 
 export interface PlanReasoning {
   kind: "reasoning";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
   id: string;
   /** One entry per summary part, each the deltas of its text. */
   summary: string[][];
@@ -47,12 +54,16 @@ export interface PlanReasoning {
 /** A vendor custom item (`acme:search_call`), sent whole in added/done. */
 export interface PlanVendorItem {
   kind: "vendor_item";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
   item: { type: string; id: string; status?: string; [key: string]: unknown };
 }
 
 /** A vendor custom event (`acme:progress`) between items. */
 export interface PlanVendorEvent {
   kind: "vendor_event";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
   event: { type: string; [key: string]: unknown };
 }
 
@@ -90,4 +101,8 @@ export interface Plan {
   /** Unix seconds written as `completed_at` when the response completes. */
   completedAt: number;
   options: PlanOptions;
+  /** Timing asked for by the scenario and its turn (the server's and the request's are merged around it). */
+  timing?: ScenarioTiming;
+  /** Faults asked for by the scenario and its turn. */
+  fault?: Fault;
 }

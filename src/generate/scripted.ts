@@ -99,7 +99,7 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
           parts.push({ type: "output_text", chunks: chunkWith(fill(step.text, ctx), step.chunk, rng), annotations: step.annotations?.map((a) => ({ ...a, type: "url_citation" as const })) });
         }
         if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: chunkWith(fill(step.refusal, ctx), step.chunk, rng) });
-        return { kind: "message", id: newId(rng, "msg"), phase: step.phase, parts };
+        return { kind: "message", id: newId(rng, "msg"), phase: step.phase, parts, delayMs: step.delayMs };
       }
       case "reasoning":
         return {
@@ -108,6 +108,7 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
           summary: step.summary.map((s) => chunkWith(fill(s, ctx), step.chunk, rng)),
           content: step.text !== undefined ? [chunkWith(fill(step.text, ctx), step.chunk, rng)] : undefined,
           encrypted_content: step.encrypted_content,
+          delayMs: step.delayMs,
         };
       case "function_call":
         return {
@@ -116,13 +117,14 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
           call_id: step.call_id ?? newId(rng, "call"),
           name: step.name,
           chunks: chunkWith(argumentsOf(step, ctx), step.chunk, rng),
+          delayMs: step.delayMs,
         };
       case "vendor_item": {
         const id = step.item.id ?? newId(rng, step.item.type.split(":")[1].replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "item");
-        return { kind: "vendor_item", item: { ...step.item, id } };
+        return { kind: "vendor_item", item: { ...step.item, id }, delayMs: step.delayMs };
       }
       case "vendor_event":
-        return { kind: "vendor_event", event: { ...step.event } };
+        return { kind: "vendor_event", event: { ...step.event }, delayMs: step.delayMs };
     }
   });
 }
@@ -132,5 +134,8 @@ export function planScripted(scenario: Scenario & { turns: Turn[] }, ctx: Genera
   const { turn } = turnFor(scenario.turns, ctx);
   if (turn.end?.type === "http_error") throw httpErrorOf(turn.end);
   const id = newId(ctx.rng, "resp", 32);
-  return assemblePlan(ctx, id, planSteps(turn.steps, ctx), outcomeOf(turn.end), scenario);
+  const plan = assemblePlan(ctx, id, planSteps(turn.steps, ctx), outcomeOf(turn.end), scenario);
+  if (turn.timing) plan.timing = { ...plan.timing, ...turn.timing };
+  if (turn.fault) plan.fault = { ...plan.fault, ...turn.fault };
+  return plan;
 }

@@ -8,6 +8,7 @@ import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Clock } from "../timing/clock.js";
+import type { TimingProfile } from "../timing/profile.js";
 import { bearerChecker } from "./auth.js";
 import { createResponseHandler } from "./responses.js";
 
@@ -17,7 +18,10 @@ export interface AppDeps {
   seed: number;
   apiKey?: string;
   bodyLimit: number;
+  /** Where time comes from: created_at, and the pacing of streams. */
   clock: Clock;
+  /** The server's timing profile (scenarios and request headers override it). */
+  timing?: Partial<TimingProfile>;
   /** Called with errors that are the server's fault (500s). */
   onError?: (error: unknown) => void;
 }

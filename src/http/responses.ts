@@ -1,56 +1,79 @@
 /**
- * `POST /v1/responses`: validate → plan → events → SSE or the folded JSON body.
+ * `POST /v1/responses`: validate → select → plan → events → schedule → SSE
+ * through the pacer, or the folded JSON body once the answer's time is up.
  */
 import type { Context } from "koa";
-import { emitEvents, foldEvents } from "../emit/index.js";
+import { emitStream, foldEvents } from "../emit/index.js";
 import { createRng, planScenario, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario } from "../scenario/registry.js";
 import { ApiError, CreateResponseBody } from "../spec/index.js";
+import { playSchedule, type FrameSink } from "../timing/pacer.js";
+import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
+import { buildSchedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
-import { writeEventStream } from "./sse.js";
+import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
+import { DONE_FRAME, sseFrame, sseSink } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
-/** `x-mock-seed: N` — a non-negative integer, or a 400 that says so. */
-function seedHeader(ctx: Context): number | undefined {
-  const value = ctx.get("x-mock-seed");
-  if (value === "") return undefined;
-  if (!/^\d{1,15}$/.test(value.trim())) {
-    throw new ApiError({
-      status: 400,
-      type: "invalid_request",
-      code: "invalid_header",
-      param: "x-mock-seed",
-      message: `Header x-mock-seed must be a non-negative integer, got '${value.slice(0, 40)}'.`,
-    });
-  }
-  return Number(value);
+/** Aborts when the client goes away before the response finished (or the server closes it). */
+function disconnectSignal(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once("close", () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 export function createResponseHandler(deps: AppDeps) {
   return async (ctx: Context): Promise<void> => {
+    const start = deps.clock.now();
     const { json } = await readJsonBody(ctx.req, deps.bodyLimit);
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
     }
     const request = parseOrThrow(CreateResponseBody, json);
-    const seed = seedHeader(ctx) ?? deps.seed;
-    const rng = createRng(requestSeed(seed, request));
-    const createdAt = Math.floor(deps.clock.now() / 1000);
+    const seed = requestSeed(seedHeader(ctx) ?? deps.seed, request);
+    const headerTiming = timingHeaders(ctx);
+    const headerFaults = faultHeader(ctx);
     const items = inputItems(request.input);
     const { scenario } = selectScenario(deps.registry, request, items, ctx.get("x-mock-scenario") || undefined);
     ctx.set("x-mock-scenario", scenario.name);
-    const plan = planScenario(scenario, { request, items, rng, createdAt });
-    const events = emitEvents(plan);
+    const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: Math.floor(deps.clock.now() / 1000) });
+    const { events, pauses } = emitStream(plan);
+
+    const profile = mergeProfiles(deps.timing, plan.timing, headerTiming);
+    const faults = mergeFaults(plan.fault, headerFaults);
+    const schedule = buildSchedule(events, profile, createRng(`${seed}|timing`), { pauses, faults });
+    const signal = disconnectSignal(ctx);
+    const headers = { "x-mock-scenario": scenario.name };
 
     if (request.stream) {
       ctx.respond = false;
-      await writeEventStream(ctx.res, events, { "x-mock-scenario": scenario.name });
+      const frames = events.map(sseFrame);
+      await playSchedule(schedule, frames, sseSink(ctx.res, headers), { clock: deps.clock, start, signal, doneFrame: DONE_FRAME });
       return;
     }
-    ctx.status = 200;
-    ctx.body = JSON.stringify(foldEvents(events));
-    ctx.type = "application/json";
+
+    const body = JSON.stringify(foldEvents(events));
+    if (schedule.durationMs <= 0 && !hasFaults(faults)) {
+      ctx.status = 200;
+      ctx.body = body;
+      ctx.type = "application/json";
+      return;
+    }
+    // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
+    ctx.respond = false;
+    const res = ctx.res;
+    const jsonSink: FrameSink = {
+      write: () => !res.destroyed,
+      end: () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+        res.end(body);
+      },
+      destroy: () => res.destroy(),
+    };
+    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, [], jsonSink, { clock: deps.clock, start, signal });
   };
 }

@@ -1,10 +1,12 @@
 /**
- * The SSE writer: each event is one write of `event: TYPE\ndata: JSON\n\n`,
- * then `data: [DONE]`. Writes wait for `drain` when the socket buffer is full,
- * and stop at once when the client goes away.
+ * SSE framing and the sink the pacer writes into: each event is one write of
+ * `event: TYPE\ndata: JSON\n\n`, heartbeats are comment lines, the stream
+ * ends with `data: [DONE]`. Writes wait for `drain` when the socket buffer is
+ * full and report a client that went away.
  */
 import type { ServerResponse } from "node:http";
 import type { StreamEvent } from "../spec/index.js";
+import type { FrameSink } from "../timing/pacer.js";
 
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
@@ -23,7 +25,7 @@ export function sseFrame(event: StreamEvent): string {
 export const DONE_FRAME = "data: [DONE]\n\n";
 
 /** Writes one frame; resolves false if the client is gone. */
-export async function writeFrame(res: ServerResponse, frame: string): Promise<boolean> {
+export function writeFrame(res: ServerResponse, frame: string): boolean | Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(frame)) return true;
   return new Promise<boolean>((resolve) => {
@@ -39,11 +41,30 @@ export async function writeFrame(res: ServerResponse, frame: string): Promise<bo
   });
 }
 
-/** Streams a whole event list with no pacing. */
-export async function writeEventStream(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}): Promise<void> {
-  res.writeHead(200, { ...SSE_HEADERS, ...headers });
-  for (const event of events) {
-    if (!(await writeFrame(res, sseFrame(event)))) return;
-  }
-  if (await writeFrame(res, DONE_FRAME)) res.end();
+/**
+ * A sink for the pacer over an HTTP response. The status line and headers go
+ * out with the first frame (an event or a heartbeat), so a slow first byte is
+ * really slow. `destroy` flushes what was written, then closes the socket.
+ */
+export function sseSink(res: ServerResponse, headers: Record<string, string> = {}): FrameSink {
+  const start = () => {
+    if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  };
+  return {
+    write(frame) {
+      start();
+      return writeFrame(res, frame);
+    },
+    end() {
+      start();
+      res.end();
+    },
+    destroy() {
+      const socket = res.socket;
+      if (!socket) return res.destroy();
+      // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.
+      socket.end();
+      socket.setTimeout(1_000, () => socket.destroy());
+    },
+  };
 }

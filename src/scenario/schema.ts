@@ -11,6 +11,8 @@ const vendorType = z
   .regex(VENDOR_TYPE_PATTERN, "must be a vendor type 'slug:name', e.g. 'acme:search_call'")
   .refine((t) => !/[\r\n]/.test(t), "must not contain a line break");
 
+const DelayMs = z.number().min(0).max(3_600_000).optional().describe("Pause before this step, in ms.");
+
 /** How a text is split into deltas: N tokens per delta, or N characters per delta. */
 export const Chunking = z
   .strictObject({
@@ -31,6 +33,7 @@ const Annotation = z.strictObject({
 export const MessageStep = z
   .strictObject({
     type: z.literal("message"),
+    delayMs: DelayMs,
     text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output."),
     annotations: z.array(Annotation).optional().describe("url_citation annotations on the text."),
     refusal: z.string().optional().describe("A refusal part (after the text part, if there is one)."),
@@ -43,6 +46,7 @@ export const MessageStep = z
 export const ReasoningStep = z
   .strictObject({
     type: z.literal("reasoning"),
+    delayMs: DelayMs,
     summary: z.array(z.string()).default([]).describe("Summary parts, each streamed as its own part."),
     text: z.string().optional().describe("Raw reasoning text (a reasoning_text content part)."),
     encrypted_content: z.string().optional(),
@@ -53,6 +57,7 @@ export const ReasoningStep = z
 export const FunctionCallStep = z
   .strictObject({
     type: z.literal("function_call"),
+    delayMs: DelayMs,
     name: FunctionName,
     arguments: z
       .union([z.record(z.string(), z.unknown()), z.string()])
@@ -66,6 +71,7 @@ export const FunctionCallStep = z
 export const VendorItemStep = z
   .strictObject({
     type: z.literal("vendor_item"),
+    delayMs: DelayMs,
     item: z.looseObject({ type: vendorType, id: z.string().optional(), status: z.string().optional() }),
   })
   .describe("A vendor custom item, sent whole in output_item.added/done.");
@@ -73,6 +79,7 @@ export const VendorItemStep = z
 export const VendorEventStep = z
   .strictObject({
     type: z.literal("vendor_event"),
+    delayMs: DelayMs,
     event: z.looseObject({ type: vendorType }).refine((e) => !("sequence_number" in e), "sequence_number is set by the server"),
   })
   .describe("A vendor custom streaming event between items.");
@@ -116,10 +123,36 @@ export const End = z
   ])
   .describe("How the turn ends. Default: completed.");
 
+/** Timing of a scenario's (or a turn's) streams; each key overrides the server's. */
+export const ScenarioTiming = z
+  .strictObject({
+    latencyMs: z.number().min(0).max(3_600_000).optional().describe("Time to the first byte, in ms."),
+    chunkMs: z.number().min(0).max(3_600_000).optional().describe("Pause between events, in ms."),
+    jitterMs: z.number().min(0).max(3_600_000).optional().describe("Each pause varies by up to ± this, from the seed."),
+    tokensPerSecond: z.number().positive().max(1_000_000).optional().describe("Pace text deltas at this rate instead of chunkMs."),
+    heartbeatMs: z.number().min(0).max(3_600_000).optional().describe("Send ': keep-alive' after this many idle ms; 0 = never."),
+  })
+  .describe("Timing (see the README's timing section).");
+
+/** Ways a stream breaks. */
+export const Fault = z
+  .strictObject({
+    dropAfterEvents: z.number().int().min(0).optional().describe("Close the connection right after this many events."),
+    dropAfterMs: z.number().min(0).max(3_600_000).optional().describe("Close the connection this many ms after the request."),
+    stall: z
+      .strictObject({ afterEvents: z.number().int().min(0), ms: z.number().min(0).max(3_600_000) })
+      .optional()
+      .describe("Send nothing (not even heartbeats) for `ms` after `afterEvents` events."),
+    hangAfterEvents: z.number().int().min(0).optional().describe("Stop after this many events and never finish; heartbeats go on until the client leaves."),
+  })
+  .describe("Faults of the stream.");
+
 export const Turn = z
   .strictObject({
     steps: z.array(Step).default([]),
     end: End.optional(),
+    timing: ScenarioTiming.optional(),
+    fault: Fault.optional(),
   })
   .describe("The answer to one request.");
 
@@ -175,17 +208,6 @@ export const MatchRules = z
   })
   .describe("All rules given must hold for the scenario to be chosen.");
 
-/** Timing, kept as written; played by the timing layer. */
-export const ScenarioTiming = z
-  .strictObject({
-    latencyMs: z.number().min(0).optional(),
-    chunkMs: z.number().min(0).optional(),
-    jitterMs: z.number().min(0).optional(),
-    tokensPerSecond: z.number().positive().optional(),
-    heartbeatMs: z.number().min(0).optional(),
-  })
-  .describe("Timing of this scenario's streams (see the README's timing section).");
-
 export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const Scenario = z
@@ -196,6 +218,7 @@ export const Scenario = z
     model: z.string().min(1).optional().describe("The model name reported in responses. Default: the request's model."),
     match: MatchRules.optional(),
     timing: ScenarioTiming.optional(),
+    fault: Fault.optional(),
     turns: z.array(Turn).min(1, "a scripted scenario needs at least one turn").optional().describe("Scripted answers; turn N answers a request whose conversation already holds N assistant turns (the last turn repeats)."),
     generate: Generate.optional(),
   })
@@ -209,3 +232,5 @@ export type End = z.output<typeof End>;
 export type MatchRules = z.output<typeof MatchRules>;
 export type RandomSettings = z.output<typeof RandomSettings>;
 export type Chunking = z.output<typeof Chunking>;
+export type ScenarioTiming = z.output<typeof ScenarioTiming>;
+export type Fault = z.output<typeof Fault>;

@@ -1,12 +1,76 @@
-/** Where time comes from. Tests pass a fixed or manual clock. */
+/**
+ * Where time comes from. The real clock uses the wall clock and Node timers;
+ * the manual clock is advanced by tests, so schedules and pacing are tested
+ * without real waits.
+ */
+
+export type TimerHandle = { readonly id: number } | ReturnType<typeof setTimeout>;
 
 export interface Clock {
-  /** Milliseconds since the Unix epoch. */
+  /** Milliseconds since the Unix epoch (may be fractional). */
   now(): number;
+  /** Calls `fn` after `ms` milliseconds. */
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  /** Cancels a timer; harmless for one that has fired. */
+  clearTimeout(handle: TimerHandle): void;
 }
 
-/** The wall clock. */
-export const systemClock: Clock = { now: () => Date.now() };
+/** The wall clock with Node timers; `now()` has sub-millisecond resolution. */
+export const systemClock: Clock = {
+  now: () => performance.timeOrigin + performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
 
-/** A clock that always says `ms` (e.g. to pin `created_at` in tests). */
-export const fixedClock = (ms: number): Clock => ({ now: () => ms });
+/** A clock that always says `ms` for `now()` (to pin `created_at`), with real timers. */
+export const fixedClock = (ms: number): Clock => ({ ...systemClock, now: () => ms });
+
+/** A clock that only moves when told to. Timers fire in time order during `advance`. */
+export class ManualClock implements Clock {
+  private time: number;
+  private nextId = 1;
+  private timers: { id: number; at: number; fn: () => void }[] = [];
+
+  constructor(start = 0) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const timer = { id: this.nextId++, at: this.time + Math.max(0, ms), fn };
+    this.timers.push(timer);
+    return { id: timer.id };
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    const id = (handle as { id: number }).id;
+    this.timers = this.timers.filter((t) => t.id !== id);
+  }
+
+  /** Number of timers waiting. */
+  get pending(): number {
+    return this.timers.length;
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due, in order. Awaits microtasks between timers. */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    for (;;) {
+      await flushMicrotasks();
+      const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.time = due.at;
+      due.fn();
+    }
+    this.time = end;
+    await flushMicrotasks();
+  }
+}
+
+async function flushMicrotasks(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}

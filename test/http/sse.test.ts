@@ -2,18 +2,26 @@ import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/emit-events.js";
-import { DONE_FRAME, sseFrame, writeEventStream } from "../../src/http/sse.js";
+import { DONE_FRAME, sseFrame, sseSink } from "../../src/http/sse.js";
+import { systemClock } from "../../src/timing/clock.js";
+import { playSchedule } from "../../src/timing/pacer.js";
+import { ZERO_PROFILE } from "../../src/timing/profile.js";
+import { buildSchedule } from "../../src/timing/schedule.js";
+import type { StreamEvent } from "../../src/spec/index.js";
 import { ITEMS, makePlan } from "../support/plans.js";
 
 /** A ServerResponse stand-in that records each write and can simulate a full buffer. */
 class FakeResponse extends EventEmitter {
   writes: string[] = [];
   headers: Record<string, string> = {};
+  headersSent = false;
+  socket = null;
   destroyed = false;
   writableEnded = false;
   full = false;
   writeHead(_status: number, headers: Record<string, string>) {
     this.headers = headers;
+    this.headersSent = true;
     return this;
   }
   write(chunk: string) {
@@ -23,7 +31,18 @@ class FakeResponse extends EventEmitter {
   end() {
     this.writableEnded = true;
   }
+  destroy() {
+    this.destroyed = true;
+  }
 }
+
+/** Streams a whole event list with no pacing, as the server does at zero delay. */
+const writeEventStream = (res: ServerResponse, events: StreamEvent[]) =>
+  playSchedule(buildSchedule(events, ZERO_PROFILE, { next: () => 0 }), events.map(sseFrame), sseSink(res), {
+    clock: systemClock,
+    start: systemClock.now(),
+    doneFrame: DONE_FRAME,
+  });
 
 describe("SSE writer", () => {
   it("writes each event in exactly one write, then [DONE]", async () => {
@@ -51,7 +70,7 @@ describe("SSE writer", () => {
     expect(res.writes).toHaveLength(2);
     res.destroyed = true;
     res.emit("close");
-    await done;
+    expect(await done).toBe("aborted");
     expect(res.writes).toHaveLength(2);
     expect(res.writableEnded).toBe(false);
     expect(res.listenerCount("drain") + res.listenerCount("close")).toBe(0);

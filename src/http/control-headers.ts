@@ -1,0 +1,64 @@
+/**
+ * The `x-mock-*` request headers that steer one request: its seed, its
+ * scenario, its timing and its faults. Each is validated; a bad value is a
+ * 400 that names the header and says what it takes.
+ */
+import type { Context } from "koa";
+import { ApiError } from "../spec/index.js";
+import type { Faults, TimingProfile } from "../timing/profile.js";
+
+const bad = (header: string, message: string) =>
+  new ApiError({ status: 400, type: "invalid_request", code: "invalid_header", param: header, message: `Header ${header} ${message}` });
+
+const MAX_MS = 3_600_000;
+
+function number(ctx: Context, header: string, { integer = false, max = MAX_MS, positive = false } = {}): number | undefined {
+  const raw = ctx.get(header);
+  if (raw === "") return undefined;
+  const value = raw.trim();
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n) || n > max || (integer && !Number.isInteger(n)) || (positive && n <= 0)) {
+    throw bad(header, `must be a ${positive ? "positive" : "non-negative"} ${integer ? "integer" : "number"} up to ${max}, got '${raw.slice(0, 40)}'.`);
+  }
+  return n;
+}
+
+/** `x-mock-seed: N`. */
+export const seedHeader = (ctx: Context) => number(ctx, "x-mock-seed", { integer: true, max: Number.MAX_SAFE_INTEGER });
+
+/** `x-mock-latency-ms`, `x-mock-chunk-ms`, `x-mock-jitter-ms`, `x-mock-tokens-per-second`, `x-mock-heartbeat-ms`. */
+export function timingHeaders(ctx: Context): Partial<TimingProfile> {
+  return {
+    latencyMs: number(ctx, "x-mock-latency-ms"),
+    chunkMs: number(ctx, "x-mock-chunk-ms"),
+    jitterMs: number(ctx, "x-mock-jitter-ms"),
+    tokensPerSecond: number(ctx, "x-mock-tokens-per-second", { positive: true, max: 1_000_000 }),
+    heartbeatMs: number(ctx, "x-mock-heartbeat-ms"),
+  };
+}
+
+const FAULT_KEYS = ["drop-after-events", "drop-after-ms", "stall-after-events", "stall-ms", "hang-after-events"];
+
+/**
+ * `x-mock-fault: drop-after-events=5`, `drop-after-ms=300`,
+ * `stall-after-events=3; stall-ms=2000`, `hang-after-events=4` (several joined by `;` or `,`).
+ */
+export function faultHeader(ctx: Context): Faults | undefined {
+  const raw = ctx.get("x-mock-fault").trim();
+  if (raw === "") return undefined;
+  const values = new Map<string, number>();
+  for (const part of raw.split(/[;,]/).map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z-]+)\s*=\s*(\d+)$/.exec(part);
+    if (!m || !FAULT_KEYS.includes(m[1]) || Number(m[2]) > MAX_MS) {
+      throw bad("x-mock-fault", `takes ${FAULT_KEYS.map((k) => `${k}=N`).join(", ")} (joined by ';'); got '${part.slice(0, 40)}'.`);
+    }
+    values.set(m[1], Number(m[2]));
+  }
+  const faults: Faults = {};
+  if (values.has("drop-after-events")) faults.dropAfterEvents = values.get("drop-after-events");
+  if (values.has("drop-after-ms")) faults.dropAfterMs = values.get("drop-after-ms");
+  if (values.has("hang-after-events")) faults.hangAfterEvents = values.get("hang-after-events");
+  if (values.has("stall-after-events") !== values.has("stall-ms")) throw bad("x-mock-fault", "needs both stall-after-events=N and stall-ms=T for a stall.");
+  if (values.has("stall-ms")) faults.stall = { afterEvents: values.get("stall-after-events")!, ms: values.get("stall-ms")! };
+  return faults;
+}

@@ -1,0 +1,100 @@
+/**
+ * The pacer plays a schedule through a Clock into a sink: each frame at its
+ * absolute time from the start (so lateness never accumulates), heartbeats
+ * while idle, [DONE], or a drop/hang fault. It stops at once when the client
+ * goes away and leaves no timer behind. Tests drive it with a ManualClock.
+ */
+import type { Clock, TimerHandle } from "./clock.js";
+import type { Schedule } from "./schedule.js";
+
+export const HEARTBEAT_FRAME = ": keep-alive\n\n";
+
+/** Where frames go: the SSE response, or a test double. */
+export interface FrameSink {
+  /** Writes one frame; resolves false if the client has gone (waits for drain when the buffer is full). */
+  write(frame: string): boolean | Promise<boolean>;
+  /** Ends the stream normally. */
+  end(): void;
+  /** Closes the connection abruptly, without ending the stream. */
+  destroy(): void;
+}
+
+export type PlayResult = "done" | "dropped" | "aborted";
+
+export interface PlayOptions {
+  clock: Clock;
+  /** Clock time (ms) the schedule's offsets count from: when the request arrived. */
+  start: number;
+  /** Aborts the play (client disconnect, server close). */
+  signal?: AbortSignal;
+  /** The frame written after the last event (e.g. `data: [DONE]\n\n`). */
+  doneFrame?: string;
+}
+
+/** Plays `frames` (one per event) on `schedule`. */
+export async function playSchedule(schedule: Schedule, frames: readonly string[], sink: FrameSink, options: PlayOptions): Promise<PlayResult> {
+  const { clock, start, signal } = options;
+  let timer: TimerHandle | undefined;
+  let wake: (() => void) | undefined;
+  const onAbort = () => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = undefined;
+    wake?.();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  /** Resolves at `target` (clock ms), or at once on abort. Never early. */
+  const waitUntil = (target: number) =>
+    new Promise<void>((resolve) => {
+      const ms = target - clock.now();
+      if (ms <= 0 || signal?.aborted) return resolve();
+      wake = resolve;
+      timer = clock.setTimeout(() => {
+        timer = undefined;
+        wake = undefined;
+        resolve();
+      }, Math.ceil(ms));
+    });
+
+  let lastWrite = start;
+  const write = async (frame: string) => {
+    const ok = await sink.write(frame);
+    lastWrite = clock.now();
+    return ok;
+  };
+
+  try {
+    for (const slot of schedule.slots) {
+      await waitUntil(start + slot.at);
+      if (signal?.aborted) return "aborted";
+      switch (slot.kind) {
+        case "heartbeat":
+          // Skip a heartbeat that a late write made pointless.
+          if (clock.now() - lastWrite >= schedule.heartbeatMs / 2 && !(await write(HEARTBEAT_FRAME))) return "aborted";
+          break;
+        case "event":
+          if (!(await write(frames[slot.index]))) return "aborted";
+          break;
+        case "done":
+          if (options.doneFrame !== undefined && !(await write(options.doneFrame))) return "aborted";
+          sink.end();
+          return "done";
+        case "drop":
+          sink.destroy();
+          return "dropped";
+        case "hang":
+          // Never finish: keep the connection alive until the client gives up.
+          for (;;) {
+            if (schedule.heartbeatMs > 0) await waitUntil(lastWrite + schedule.heartbeatMs);
+            else await new Promise<void>((resolve) => (signal?.aborted ? resolve() : (wake = resolve)));
+            if (signal?.aborted) return "aborted";
+            if (!(await write(HEARTBEAT_FRAME))) return "aborted";
+          }
+      }
+    }
+    return "done";
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+}
