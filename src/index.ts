@@ -12,6 +12,6 @@ export { startMockServer, type MockServer } from "./server.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
 export { createApp, type AppDeps } from "./http/app.js";
 export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
-export { fixedClock, systemClock, type Clock } from "./timing/clock.js";
+export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock.js";
 export type { Plan, PlanItem, PlanOutcome } from "./generate/plan.js";
 export * as spec from "./spec/index.js";

@@ -39,7 +39,14 @@ export const ServerOptions = z.object({
   heartbeatMs: z.number().min(0).max(3_600_000).default(0),
   /** Where `created_at`/`completed_at` come from (programmatic only). */
   clock: z
-    .custom<Pick<Clock, "now"> & Partial<Clock>>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method")
+    .custom<Pick<Clock, "now">>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method")
+    .optional(),
+  /** Timers that pace streams (programmatic only; tests pass a ManualClock). */
+  timers: z
+    .custom<Clock>(
+      (v) => typeof v === "object" && v !== null && ["now", "setTimeout", "clearTimeout"].every((k) => typeof (v as Record<string, unknown>)[k] === "function"),
+      "timers must have now(), setTimeout() and clearTimeout()",
+    )
     .optional(),
 });
 

@@ -49,8 +49,8 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
-    // A clock given with only now() still gets real timers.
-    clock: { ...systemClock, ...options.clock },
+    wallClock: options.clock ?? systemClock,
+    clock: options.timers ?? systemClock,
     timing: {
       latencyMs: options.latencyMs,
       chunkMs: options.chunkMs,

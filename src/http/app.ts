@@ -18,7 +18,9 @@ export interface AppDeps {
   seed: number;
   apiKey?: string;
   bodyLimit: number;
-  /** Where time comes from: created_at, and the pacing of streams. */
+  /** Where `created_at`/`completed_at` come from (epoch ms); tests pin it. */
+  wallClock: Pick<Clock, "now">;
+  /** Timers and monotonic time for pacing streams. */
   clock: Clock;
   /** The server's timing profile (scenarios and request headers override it). */
   timing?: Partial<TimingProfile>;

@@ -40,7 +40,7 @@ export function createResponseHandler(deps: AppDeps) {
     const items = inputItems(request.input);
     const { scenario } = selectScenario(deps.registry, request, items, ctx.get("x-mock-scenario") || undefined);
     ctx.set("x-mock-scenario", scenario.name);
-    const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: Math.floor(deps.clock.now() / 1000) });
+    const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: Math.floor(deps.wallClock.now() / 1000) });
     const { events, pauses } = emitStream(plan);
 
     const profile = mergeProfiles(deps.timing, plan.timing, headerTiming);

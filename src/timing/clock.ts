@@ -22,8 +22,8 @@ export const systemClock: Clock = {
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-/** A clock that always says `ms` for `now()` (to pin `created_at`), with real timers. */
-export const fixedClock = (ms: number): Clock => ({ ...systemClock, now: () => ms });
+/** A clock that always says `ms` (to pin `created_at`/`completed_at` in tests). */
+export const fixedClock = (ms: number): Pick<Clock, "now"> => ({ now: () => ms });
 
 /** A clock that only moves when told to. Timers fire in time order during `advance`. */
 export class ManualClock implements Clock {

@@ -1,0 +1,137 @@
+/**
+ * Timing and faults end to end, with small real delays: heartbeats while
+ * waiting and between slow events, drop after N events, client aborts that
+ * leave nothing behind, and real clients reading paced streams.
+ */
+import { request as httpRequest } from "node:http";
+import { createOpenResponses } from "@ai-sdk/open-responses";
+import { streamText } from "ai";
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { expectConformantStream, expectErrorBody } from "../support/conformance.js";
+import { parseSseStrict } from "../support/sse-parser.js";
+import { postResponses, useServer } from "../support/server.js";
+
+const server = useServer({ seed: 3 });
+const body = { model: "mock-model-1", input: "Tell me something.", stream: true };
+
+/** Sends a request with node:http and collects every byte until the connection ends, however it ends. */
+function rawStream(headers: Record<string, string>, payload: object = body): Promise<{ status: number; text: string; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${server().baseURL}/responses`);
+    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, text, complete: res.complete }));
+      res.on("error", () => resolve({ status: res.statusCode!, text, complete: false }));
+      res.on("aborted", () => resolve({ status: res.statusCode!, text, complete: false }));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(payload));
+  });
+}
+
+describe("heartbeats", () => {
+  it("arrive while waiting for the first event and between slow events, as SSE comments", async () => {
+    const res = await postResponses(server(), body, { "x-mock-latency-ms": "300", "x-mock-chunk-ms": "5", "x-mock-heartbeat-ms": "60" });
+    expect(res.status).toBe(200);
+    const before = res.text.slice(0, res.text.indexOf("event: "));
+    expect(before.match(/^: keep-alive\n\n/gm)?.length).toBeGreaterThanOrEqual(3);
+    const parsed = parseSseStrict(res.text);
+    expect(parsed.comments.length).toBeGreaterThanOrEqual(3);
+    expect(res.text.endsWith("data: [DONE]\n\n")).toBe(true); // none after [DONE]
+    expectConformantStream(parsed.events);
+  });
+
+  it("do not disturb the openai SDK's stream accumulator", async () => {
+    const client = new OpenAI({ baseURL: server().baseURL, apiKey: "x", maxRetries: 0, defaultHeaders: { "x-mock-chunk-ms": "30", "x-mock-heartbeat-ms": "10", "x-mock-latency-ms": "40" } });
+    const final = await client.responses.stream({ model: "mock-model-1", input: "slow please" }).finalResponse();
+    expect(final.status).toBe("completed");
+    expect(final.output_text).toContain("slow please");
+  });
+
+  it("do not disturb @ai-sdk/open-responses", async () => {
+    const provider = createOpenResponses({ name: "mock", url: `${server().baseURL}/responses`, headers: { "x-mock-chunk-ms": "20", "x-mock-heartbeat-ms": "7", "x-mock-latency-ms": "30" } });
+    const result = streamText({ model: provider("mock-model-1"), prompt: "slow please" });
+    let text = "";
+    for await (const chunk of result.textStream) text += chunk;
+    expect(text).toContain("slow please");
+    expect(await result.finishReason).toBe("stop");
+  });
+});
+
+describe("faults", () => {
+  it("drop-after-events: the client sees exactly N events and no [DONE]", async () => {
+    const res = await rawStream({ "x-mock-fault": "drop-after-events=5", "x-mock-chunk-ms": "2" });
+    expect(res.status).toBe(200);
+    expect(res.complete).toBe(false);
+    const parsed = parseSseStrict(res.text, { requireDone: false });
+    expect(parsed.events.map((e) => e.sequence_number)).toEqual([0, 1, 2, 3, 4]);
+    expect(parsed.done).toBe(false);
+  });
+
+  it("drop-after-ms cuts the stream after the events due before it", async () => {
+    const res = await rawStream({ "x-mock-fault": "drop-after-ms=100", "x-mock-chunk-ms": "40" });
+    const parsed = parseSseStrict(res.text, { requireDone: false });
+    expect(parsed.done).toBe(false);
+    expect(parsed.events.length).toBe(3); // at 0, 40 and 80 ms
+  });
+
+  it("a stall holds the stream, then it completes", async () => {
+    const res = await postResponses(server(), body, { "x-mock-fault": "stall-after-events=2; stall-ms=150", "x-mock-heartbeat-ms": "40" });
+    const parsed = parseSseStrict(res.text);
+    expectConformantStream(parsed.events);
+  });
+
+  it("drop after N applies to non-streamed requests too: no body at all", async () => {
+    await expect(postResponses(server(), { ...body, stream: false }, { "x-mock-fault": "drop-after-events=3" })).rejects.toThrow();
+  });
+
+  it("rejects bad timing and fault headers with a 400 naming the header", async () => {
+    for (const [header, value] of [
+      ["x-mock-latency-ms", "soon"],
+      ["x-mock-chunk-ms", "-5"],
+      ["x-mock-heartbeat-ms", "1e3"],
+      ["x-mock-tokens-per-second", "0"],
+      ["x-mock-fault", "explode=1"],
+      ["x-mock-fault", "stall-ms=100"],
+    ]) {
+      const res = await postResponses(server(), body, { [header]: value });
+      expect(res.status, `${header}: ${value}`).toBe(400);
+      const err = JSON.parse(res.text);
+      expectErrorBody(err);
+      expect(err.error).toMatchObject({ code: "invalid_header", param: header });
+    }
+  });
+});
+
+describe("a client that goes away", () => {
+  const own = useServer({ seed: 3 });
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  const connections = () => new Promise<number>((resolve) => own().server.getConnections((_e, n) => resolve(n)));
+
+  it("stops its stream at once and leaves no timer or socket behind", async () => {
+    const before = timers();
+    const got = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        new URL(`${own().baseURL}/responses`),
+        { method: "POST", agent: false, headers: { "content-type": "application/json", "x-mock-chunk-ms": "50", "x-mock-heartbeat-ms": "20", "x-mock-fault": "hang-after-events=4" } },
+        (res) => {
+          res.once("data", (d) => {
+            expect(timers()).toBeGreaterThan(before); // the stream is being paced
+            req.destroy();
+            resolve(String(d));
+          });
+        },
+      );
+      req.on("error", () => {});
+      req.end(JSON.stringify(body));
+      setTimeout(() => reject(new Error("no data")), 5_000).unref();
+    });
+    expect(got).toContain("response.created");
+    for (let i = 0; i < 50 && ((await connections()) > 0 || timers() > before); i++) await new Promise((r) => setImmediate(r));
+    expect(await connections()).toBe(0);
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+});
