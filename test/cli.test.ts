@@ -1,8 +1,13 @@
 /** The `openresponses-mock` command, run as a user runs it (the built dist/). */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expectConformantStream, expectErrorBody } from "./support/conformance.js";
+import { parseSseStrict } from "./support/sse-parser.js";
 
 const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -11,8 +16,8 @@ afterEach(() => {
 });
 
 /** Starts the CLI and resolves with the first stdout line. */
-function start(args: string[]): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function start(args: string[], cwd?: string): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
@@ -68,5 +73,285 @@ describe("openresponses-mock serve", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(1);
     expect(err).toMatch(/port/);
+  });
+});
+
+/** Runs the CLI to its end and collects its output. */
+function run(args: string[], cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => (stdout += d));
+  child.stderr!.on("data", (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Timestamps are the only bytes that depend on the wall clock. */
+const timeless = (text: string) => text.replace(/"created_at":\d+/g, '"created_at":0').replace(/"completed_at":\d+/g, '"completed_at":0');
+
+/** Scenarios of the tests' own, in a temp folder (the shipped library may change under us). */
+const SCENARIOS: Record<string, object> = {
+  "hello.json": {
+    name: "hello",
+    description: "Greets the user\n  by quoting them.",
+    turns: [{ steps: [{ type: "message", text: "Hi there! You said: {{input}}" }] }],
+  },
+  "tools.json": {
+    name: "tools",
+    description: "Reasons, then calls a tool with chunked arguments.",
+    turns: [{ steps: [{ type: "reasoning", summary: ["Look it up."] }, { type: "function_call", name: "get_weather", arguments: { city: "Paris" }, chunk: { chars: 5 } }] }],
+  },
+  "dice.json": { name: "dice", description: "Seeded-random answers.", generate: { strategy: "random", weights: { text: 1, reasoning_text: 1, refusal: 1 } } },
+  "cut.json": { name: "cut", description: "Fails mid-stream.", turns: [{ steps: [{ type: "message", text: "One two three four five six seven." }], end: { type: "failed", afterEvents: 5 } }] },
+  "limited.json": {
+    name: "limited",
+    description: "Always rate-limited.",
+    turns: [{ steps: [], end: { type: "http_error", status: 429, headers: { "retry-after": "3" }, error: { message: "Slow down, please (scripted)." } } }],
+  },
+};
+
+let dir: string;
+let badDir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "orm-cli-"));
+  for (const [file, scenario] of Object.entries(SCENARIOS)) writeFileSync(join(dir, file), JSON.stringify(scenario, null, 2));
+  badDir = mkdtempSync(join(tmpdir(), "orm-cli-bad-"));
+  writeFileSync(join(badDir, "good.json"), JSON.stringify({ name: "good", description: "Fine.", generate: { strategy: "auto" } }));
+  writeFileSync(
+    join(badDir, "broken.json"),
+    JSON.stringify({ name: "Broken!", description: "x", turns: [{ steps: [{ type: "message", txet: "hi" }], end: { type: "http_error", status: 418 } }] }),
+  );
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(badDir, { recursive: true, force: true });
+});
+
+async function post(baseURL: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+describe("openresponses-mock serve --scenarios / --scenario", () => {
+  it("loads a folder of scenarios, selectable by the x-mock-scenario header", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--scenarios", dir, "--no-library"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const res = await post(baseURL, { model: "m", input: "ping" }, { "x-mock-scenario": "hello" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-mock-scenario")).toBe("hello");
+    const body = JSON.parse(res.text) as { output: { content: { text: string }[] }[] };
+    expect(body.output[0].content[0].text).toBe("Hi there! You said: ping");
+    const auto = await post(baseURL, { model: "m", input: "ping" });
+    expect(auto.headers.get("x-mock-scenario")).toBe("auto");
+    const unknown = await post(baseURL, { model: "m", input: "ping" }, { "x-mock-scenario": "nope" });
+    expect(unknown.status).toBe(400);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("takes several --scenarios paths, and --scenario sets the default", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--no-library", "--scenarios", join(dir, "hello.json"), join(dir, "tools.json"), "--scenario", "hello"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const res = await post(baseURL, { model: "m", input: "yo" });
+    expect(res.headers.get("x-mock-scenario")).toBe("hello");
+    const tools = await post(baseURL, { model: "m", input: "yo" }, { "x-mock-scenario": "tools" });
+    expect(tools.status).toBe(200);
+    expect(tools.text).toContain('"get_weather"');
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("refuses a broken scenario file before listening, with validate's message, exit 1", async () => {
+    const served = await run(["serve", "--port", "0", "--no-library", "--scenarios", "."], badDir);
+    const validated = await run(["validate", "."], badDir);
+    expect(validated.code).toBe(1);
+    expect(validated.stderr.split("\n").filter(Boolean)).toEqual([
+      "broken.json: $.name: must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit",
+      "broken.json: $.turns[0].steps[0]: unknown key 'txet' (check the spelling; see scenario.schema.json)",
+      "broken.json: $.turns[0].steps[0]: a message needs 'text', 'refusal' or both",
+      "broken.json: $.turns[0].end.status: must be one of 400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503",
+    ]);
+    expect(served.code).toBe(1);
+    expect(served.stdout).toBe("");
+    expect(served.stderr).toBe(validated.stderr);
+  });
+
+  it("refuses an unknown --scenario, listing the known names", async () => {
+    const { code, stdout, stderr } = await run(["serve", "--port", "0", "--no-library", "--scenarios", dir, "--scenario", "nope"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("'nope'");
+    expect(stderr).toContain("auto, cut, dice, hello, limited, tools");
+  });
+
+  it("refuses a --scenarios path that does not exist", async () => {
+    const { code, stdout, stderr } = await run(["serve", "--port", "0", "--no-library", "--scenarios", "no-such-dir"], dir);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe("no-such-dir: $: cannot read: ENOENT\n");
+  });
+});
+
+describe("openresponses-mock list", () => {
+  it("shows auto (the default) and the given scenarios, aligned, one line each", async () => {
+    const { code, stdout, stderr } = await run(["list", "--no-library", "--scenarios", dir]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const rows = stdout.split("\n").filter(Boolean);
+    // Load order: the built-in auto first, then the folder's files sorted by file name.
+    expect(rows.map((r) => r.split(/\s{2,}/)[0])).toEqual(["auto (default)", "cut", "dice", "hello", "limited", "tools"]);
+    expect(rows.find((r) => r.startsWith("hello"))).toMatch(/^hello\s+Greets the user by quoting them\.$/);
+    // Every description starts in the same column, two spaces after the longest name.
+    const descriptions = ["Behaves like", "Fails mid-stream.", "Seeded-random answers.", "Greets the user", "Always rate-limited.", "Reasons, then"];
+    const columns = rows.map((row, i) => row.indexOf(descriptions[i]));
+    expect(new Set(columns).size).toBe(1);
+    expect(columns[0]).toBe("auto (default)".length + 2);
+  });
+
+  it("marks the --scenario default", async () => {
+    const { code, stdout } = await run(["list", "--no-library", "--scenarios", dir, "--scenario", "dice"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^dice \(default\)\s+Seeded-random answers\.$/m);
+    expect(stdout).toMatch(/^auto\s+Behaves like/m);
+  });
+
+  it("shows the built-in auto with the shipped library too", async () => {
+    const { code, stdout } = await run(["list"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^auto \(default\)\s+Behaves like a plausible model/m);
+  });
+
+  it("reports broken scenario files like validate", async () => {
+    const { code, stdout, stderr } = await run(["list", "--no-library", "--scenarios", "."], badDir);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe((await run(["validate", "."], badDir)).stderr);
+  });
+});
+
+describe("openresponses-mock play", () => {
+  it("prints a conformant SSE stream ending with data: [DONE]", async () => {
+    const { code, stdout, stderr } = await run(["play", "hello", "--no-library", "--scenarios", dir, "--input", "Bonjour", "--model", "m-2"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout.endsWith("data: [DONE]\n\n")).toBe(true);
+    const { events } = parseSseStrict(stdout);
+    const response = expectConformantStream(events);
+    expect(response.status).toBe("completed");
+    expect(response.model).toBe("m-2");
+    expect(response.output).toEqual([expect.objectContaining({ type: "message", content: [expect.objectContaining({ text: "Hi there! You said: Bonjour" })] })]);
+  });
+
+  it("plays every kind of scenario conformantly: auto, scripted tools, random, mid-stream failure", async () => {
+    for (const name of ["auto", "tools", "dice", "cut"]) {
+      const { code, stdout } = await run(["play", name, "--no-library", "--scenarios", dir, "--seed", "11"]);
+      expect(code, name).toBe(0);
+      const response = expectConformantStream(parseSseStrict(stdout).events);
+      if (name === "cut") expect(response.status).toBe("failed");
+      if (name === "tools") expect(response.output.map((i) => i.type)).toEqual(["reasoning", "function_call"]);
+    }
+  });
+
+  it("defaults to {model: mock-model-1, input: Hello!} and seed 0; the seed decides the bytes", async () => {
+    const args = ["play", "dice", "--no-library", "--scenarios", dir];
+    const [a, b, zero, other] = await Promise.all([run(args), run(args), run([...args, "--seed", "0"]), run([...args, "--seed", "1"])]);
+    expect(timeless(a.stdout)).toBe(timeless(b.stdout));
+    expect(timeless(a.stdout)).toBe(timeless(zero.stdout));
+    expect(timeless(a.stdout)).not.toBe(timeless(other.stdout));
+    const response = expectConformantStream(parseSseStrict(a.stdout).events);
+    expect(response.model).toBe("mock-model-1");
+    expect(a.stdout).toContain('"model":"mock-model-1"');
+  });
+
+  it("prints exactly the bytes a server with the same seed streams for the same request", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--seed", "42", "--no-library", "--scenarios", dir]);
+    const baseURL = line.split(" ").at(-1)!;
+    const cases: { name: string; input?: string; model?: string }[] = [
+      { name: "hello" },
+      { name: "tools", input: "Weather in Paris?" },
+      { name: "dice" },
+      { name: "dice", input: "Another question", model: "other-model" },
+      { name: "cut" },
+      { name: "auto", input: "Tell me a story." },
+    ];
+    for (const { name, input, model } of cases) {
+      const flags = [...(input ? ["--input", input] : []), ...(model ? ["--model", model] : [])];
+      const played = await run(["play", name, "--seed", "42", "--no-library", "--scenarios", dir, ...flags]);
+      expect(played.code).toBe(0);
+      const served = await post(baseURL, { model: model ?? "mock-model-1", input: input ?? "Hello!", stream: true }, { "x-mock-scenario": name });
+      expect(served.status).toBe(200);
+      expect(served.headers.get("content-type")).toBe("text/event-stream");
+      expect(timeless(played.stdout), name).toBe(timeless(served.text));
+    }
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("prints an http_error turn's status and error body on stderr, exit 1, like the server answers it", async () => {
+    const played = await run(["play", "limited", "--no-library", "--scenarios", dir]);
+    expect(played.code).toBe(1);
+    expect(played.stdout).toBe("");
+    const lines = played.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe("HTTP 429 Too Many Requests");
+    expect(lines).toContain("retry-after: 3");
+    const body = JSON.parse(lines.at(-1)!);
+    expectErrorBody(body);
+    expect(body.error.message).toBe("Slow down, please (scripted).");
+
+    const { child, line } = await start(["serve", "--port", "0", "--no-library", "--scenarios", dir]);
+    const served = await post(line.split(" ").at(-1)!, { model: "mock-model-1", input: "Hello!", stream: true }, { "x-mock-scenario": "limited" });
+    expect(served.status).toBe(429);
+    expect(served.headers.get("retry-after")).toBe("3");
+    expect(JSON.parse(served.text)).toEqual(body);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("refuses an unknown scenario name, listing the known ones", async () => {
+    const { code, stdout, stderr } = await run(["play", "nope", "--no-library", "--scenarios", dir]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe("openresponses-mock: unknown scenario 'nope'. Known scenarios: auto, cut, dice, hello, limited, tools.\n");
+  });
+
+  it("refuses a bad seed with the options' message", async () => {
+    const { code, stderr } = await run(["play", "auto", "--no-library", "--seed", "-1"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/seed/);
+  });
+});
+
+describe("help and strict options", () => {
+  for (const command of ["serve", "validate", "list", "play"]) {
+    it(`${command} --help`, async () => {
+      const { code, stdout } = await run([command, "--help"]);
+      expect(code).toBe(0);
+      expect(stdout).toContain(`openresponses-mock ${command}`);
+      expect(stdout).toContain("--help");
+    });
+
+    it(`${command} refuses an unknown option`, async () => {
+      const args = { serve: ["serve", "--port", "0"], validate: ["validate", join(dir, "hello.json")], list: ["list"], play: ["play", "auto", "--no-library"] }[command]!;
+      const { code, stdout, stderr } = await run([...args, "--bogus-option", "1"]);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/Unknown argument/);
+    });
+  }
+
+  it("the top-level --help lists every command", async () => {
+    const { code, stdout } = await run(["--help"]);
+    expect(code).toBe(0);
+    for (const command of ["serve", "validate <files..>", "list", "play <name>"]) expect(stdout).toContain(`openresponses-mock ${command}`);
+  });
+
+  it("refuses an unknown command", async () => {
+    const { code, stderr } = await run(["frobnicate"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Unknown argument/);
   });
 });

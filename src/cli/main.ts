@@ -1,22 +1,91 @@
 #!/usr/bin/env node
 /**
- * The `openresponses-mock` command. `serve` (the default) starts the server
- * and prints one line with the base URL; SIGINT/SIGTERM stop it cleanly.
+ * The `openresponses-mock` command.
+ *
+ * - `serve` (the default) starts the server and prints one line with the base
+ *   URL; SIGINT/SIGTERM stop it cleanly.
+ * - `validate FILE...` checks scenario files and folders.
+ * - `list` shows the scenarios a server would load.
+ * - `play NAME` prints the SSE stream a request would get, with no server.
+ *
+ * Errors go to stderr with exit code 1. Scenario problems are printed one per
+ * line as `FILE: $.json.path: message`, the same by every command.
  */
-import yargs from "yargs";
+import { STATUS_CODES } from "node:http";
+import { readFileSync } from "node:fs";
+import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { startMockServer } from "../server.js";
+import { resolveOptions } from "../options.js";
+import { loadRegistry, startMockServer, type MockServer } from "../server.js";
+import { loadScenarios } from "../scenario/load.js";
+import { ScenarioError, formatIssue } from "../scenario/parse.js";
+import { ApiError } from "../spec/index.js";
+import { formatList } from "./list.js";
+import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
 
-interface ServeArgs {
+const NAME = "openresponses-mock";
+
+/** A problem the user has to fix; printed as is, exit code 1. */
+class UsageError extends Error {}
+
+/** Prints an error the way every command does, and sets exit code 1. */
+function fail(err: unknown): void {
+  process.exitCode = 1;
+  if (err instanceof ScenarioError) {
+    // One `FILE: $.path: message` line per issue, exactly as `validate` prints them.
+    process.stderr.write(err.issues.map(formatIssue).join("\n") + "\n");
+    return;
+  }
+  process.stderr.write(`${NAME}: ${err instanceof Error ? err.message : String(err)}\n`);
+}
+
+/** Writes to stdout and resolves once the data is handed to the OS (so exit codes never cut output). */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (text === "") return resolve();
+    process.stdout.write(text, () => resolve());
+  });
+}
+
+// A closed pipe (`play … | head`) is not an error of ours.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+interface ScenarioArgs {
+  scenarios?: string[];
+  library: boolean;
+}
+
+/** `--scenarios PATH...` and `--no-library`, shared by serve, list and play. */
+function scenarioOptions<T>(y: Argv<T>) {
+  return y
+    .option("scenarios", {
+      type: "string",
+      array: true,
+      describe: "Scenario files or folders to load (several allowed); they replace library scenarios of the same name",
+    })
+    .option("library", {
+      type: "boolean",
+      default: true,
+      describe: "Load the shipped scenario library (--no-library to leave it out)",
+    });
+}
+
+// ---------------------------------------------------------------- serve
+
+interface ServeArgs extends ScenarioArgs {
   port: number;
   host?: string;
   seed?: number;
+  scenario?: string;
   "api-key"?: string;
   "body-limit"?: number;
 }
 
-async function serve(argv: ServeArgs) {
-  let mock;
+async function serve(argv: ServeArgs): Promise<void> {
+  let mock: MockServer;
   try {
     mock = await startMockServer({
       port: argv.port,
@@ -24,10 +93,13 @@ async function serve(argv: ServeArgs) {
       seed: argv.seed,
       apiKey: argv["api-key"],
       bodyLimit: argv["body-limit"],
+      scenarios: argv.scenarios,
+      scenario: argv.scenario,
+      library: argv.library,
     });
   } catch (err) {
-    console.error(`openresponses-mock: ${(err as Error).message}`);
-    process.exit(1);
+    fail(err);
+    return;
   }
   let stopping = false;
   const stop = async (signal: string) => {
@@ -39,23 +111,122 @@ async function serve(argv: ServeArgs) {
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
   // Printed last, so that a supervisor that reads this line can signal us at once.
-  console.log(`openresponses-mock listening on ${mock.baseURL}`);
+  console.log(`${NAME} listening on ${mock.baseURL}`);
+}
+
+// ---------------------------------------------------------------- validate
+
+async function validate(argv: { files: string[] }): Promise<void> {
+  try {
+    const loaded = await loadScenarios(argv.files);
+    if (loaded.length === 0) throw new UsageError(`no scenario files (*.json) in ${argv.files.join(", ")}`);
+    await writeOut(loaded.map((l) => `ok ${l.source} (${l.scenario.name})\n`).join(""));
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ---------------------------------------------------------------- list
+
+async function list(argv: ScenarioArgs & { scenario?: string }): Promise<void> {
+  try {
+    // The options schema of the API checks the values (and supplies the defaults), as for serve.
+    const resolved = resolveOptions({ scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario });
+    await writeOut(formatList(await loadRegistry(resolved)));
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ---------------------------------------------------------------- play
+
+interface PlayArgs extends ScenarioArgs {
+  name: string;
+  seed?: number;
+  input: string;
+  model: string;
+}
+
+async function play(argv: PlayArgs): Promise<void> {
+  try {
+    // The options schema of the API checks the values (and supplies the defaults), as for serve.
+    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library });
+    const registry = await loadRegistry(resolved);
+    if (!registry.byName.has(argv.name)) {
+      throw new UsageError(`unknown scenario '${argv.name}'. Known scenarios: ${[...registry.byName.keys()].sort().join(", ")}.`);
+    }
+    const body = { model: argv.model, input: argv.input, stream: true };
+    let text: string;
+    try {
+      text = playRequest({ registry, body, seed: resolved.seed, scenario: argv.name, now: Date.now() }).text;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      // What the server would answer instead of a stream: the status, its headers, the error body.
+      const head = [`HTTP ${err.status} ${STATUS_CODES[err.status] ?? ""}`.trimEnd(), ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`)];
+      process.stderr.write(`${head.join("\n")}\n\n${JSON.stringify(err.toBody())}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    await writeOut(text);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ---------------------------------------------------------------- commands
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
 }
 
 await yargs(hideBin(process.argv))
-  .scriptName("openresponses-mock")
+  .scriptName(NAME)
   .command(
     ["serve", "$0"],
     "Start the mock server (the default command).",
     (y) =>
-      y
-        .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
-        .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-        .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
-        .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-        .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" }),
+      scenarioOptions(
+        y
+          .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
+          .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
+          .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
+          .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
+          .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
+          .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" }),
+      ),
     (argv) => serve(argv),
   )
+  .command(
+    "validate <files..>",
+    "Check scenario files (files or folders): every error with its file and JSON path.",
+    (y) => y.positional("files", { type: "string", array: true, demandOption: true, default: undefined, describe: "Scenario files or folders" }),
+    (argv) => validate({ files: argv.files }),
+  )
+  .command(
+    "list",
+    "Show the scenarios a server would load, with the default marked.",
+    (y) =>
+      scenarioOptions(y).option("scenario", { type: "string", describe: "The default scenario to mark (default auto)" }),
+    (argv) => list(argv),
+  )
+  .command(
+    "play <name>",
+    "Print the SSE stream a request would get from scenario NAME, with no server.",
+    (y) =>
+      scenarioOptions(
+        y
+          .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header)" })
+          .option("seed", { type: "number", describe: "Server seed, as serve --seed (default 0)" })
+          .option("input", { type: "string", default: DEFAULT_PLAY_INPUT, describe: "The user message" })
+          .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
+      ),
+    (argv) => play(argv),
+  )
   .strict()
+  .version(version())
   .help()
   .parseAsync();

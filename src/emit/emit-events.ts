@@ -141,8 +141,10 @@ class Emitter {
         this.push("response.content_part.done", { ...where, part: { ...part } });
       }
     }
-    item.status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
-    this.push("response.output_item.done", { output_index: outputIndex, item: structuredClone(item) });
+    // The live item changes only once output_item.done is out: a failure on that event leaves it in progress.
+    const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
+    this.push("response.output_item.done", { output_index: outputIndex, item: { ...structuredClone(item), status } });
+    item.status = status;
     if (cut) throw new BudgetExhausted();
   }
 
@@ -161,8 +163,9 @@ class Emitter {
       if (spent.cut) { cut = true; break; }
     }
     this.push("response.function_call_arguments.done", { ...at, arguments: item.arguments });
-    item.status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
-    this.push("response.output_item.done", { output_index: outputIndex, item: { ...item } });
+    const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
+    this.push("response.output_item.done", { output_index: outputIndex, item: { ...item, status } });
+    item.status = status;
     if (cut) throw new BudgetExhausted();
   }
 
@@ -209,8 +212,10 @@ class Emitter {
       this.push("response.reasoning.done", { ...where, text: part.text });
       this.push("response.content_part.done", { ...where, part: { ...part } });
     }
-    if (step.encrypted_content !== undefined && !cut) item.encrypted_content = step.encrypted_content;
-    this.push("response.output_item.done", { output_index: outputIndex, item: structuredClone(item) });
+    const final = structuredClone(item);
+    if (step.encrypted_content !== undefined && !cut) final.encrypted_content = step.encrypted_content;
+    this.push("response.output_item.done", { output_index: outputIndex, item: final });
+    if (final.encrypted_content !== undefined) item.encrypted_content = final.encrypted_content;
     if (cut) throw new BudgetExhausted();
   }
 

@@ -77,6 +77,7 @@ function fill(text: string, ctx: GenerateContext): string {
   return text
     .replaceAll("{{input}}", lastUserText(ctx.items))
     .replaceAll("{{tool_output}}", outputs.length ? contentText(outputs[outputs.length - 1].output) : "")
+    .replaceAll("{{tool_outputs}}", outputs.map((o) => contentText(o.output)).join("; "))
     .replaceAll("{{model}}", ctx.request.model);
 }
 

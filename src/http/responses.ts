@@ -28,7 +28,6 @@ function disconnectSignal(ctx: Context): AbortSignal {
 
 export function createResponseHandler(deps: AppDeps) {
   return async (ctx: Context): Promise<void> => {
-    const start = deps.clock.now();
     const { json } = await readJsonBody(ctx.req, deps.bodyLimit);
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
@@ -48,6 +47,8 @@ export function createResponseHandler(deps: AppDeps) {
     const schedule = buildSchedule(events, profile, createRng(`${seed}|timing`), { pauses, faults });
     const signal = disconnectSignal(ctx);
     const headers = { "x-mock-scenario": scenario.name };
+    // The schedule counts from here: once the answer is ready, its times are kept exactly.
+    const start = deps.clock.now();
 
     if (request.stream) {
       ctx.respond = false;

@@ -60,6 +60,19 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return (issue as { input?: unknown }).input === undefined ? `is required (expected ${issue.expected})` : `expected ${issue.expected}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+    case "too_big": {
+      if (!/^Too (small|big)/.test(issue.message)) return issue.message;
+      const i = issue as { origin?: string; minimum?: unknown; maximum?: unknown; inclusive?: boolean };
+      const unit = i.origin === "string" ? " characters" : i.origin === "array" ? " items" : "";
+      return issue.code === "too_small"
+        ? `must be ${i.inclusive === false ? ">" : ">="} ${String(i.minimum)}${unit}`
+        : `must be ${i.inclusive === false ? "<" : "<="} ${String(i.maximum)}${unit}`;
+    }
+    case "invalid_key": {
+      const inner = (issue as { issues?: z.core.$ZodIssue[] }).issues?.[0];
+      return `bad key: ${inner?.message ?? issue.message}`;
+    }
     default:
       return issue.message;
   }

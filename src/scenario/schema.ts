@@ -34,7 +34,7 @@ export const MessageStep = z
   .strictObject({
     type: z.literal("message"),
     delayMs: DelayMs,
-    text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output."),
+    text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output, {{tool_outputs}} by all trailing tool outputs joined by '; ', {{model}} by the request's model."),
     annotations: z.array(Annotation).optional().describe("url_citation annotations on the text."),
     refusal: z.string().optional().describe("A refusal part (after the text part, if there is one)."),
     phase: z.enum(["commentary", "final_answer"]).optional(),

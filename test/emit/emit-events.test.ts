@@ -162,6 +162,19 @@ describe("every plan × outcome is conformant and folds to its terminal snapshot
   }
 });
 
+describe("a failure at every possible point is conformant", () => {
+  for (const [itemsName, items] of Object.entries(ITEMS)) {
+    it(itemsName, () => {
+      const full = emitEvents(makePlan(items)).length;
+      for (let n = 0; n <= full; n++) {
+        const events = emitEvents(makePlan(items, { outcome: { kind: "failed", error: { type: "model_error", code: null, message: "cut", param: null }, afterEvents: n } }));
+        expect(events.at(-1)!.type).toBe("response.failed");
+        expectConformantStream(events as never);
+      }
+    });
+  }
+});
+
 describe("foldEvents is strict", () => {
   const events = () => structuredClone(emitEvents(makePlan(ITEMS.text))) as any[];
 
