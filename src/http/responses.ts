@@ -52,8 +52,7 @@ export function createResponseHandler(deps: AppDeps) {
 
     if (request.stream) {
       ctx.respond = false;
-      const frames = events.map(sseFrame);
-      await playSchedule(schedule, frames, sseSink(ctx.res, headers), { clock: deps.clock, start, signal, doneFrame: DONE_FRAME });
+      await playSchedule(schedule, (i) => sseFrame(events[i]), sseSink(ctx.res, headers), { clock: deps.clock, start, signal, doneFrame: DONE_FRAME });
       return;
     }
 

@@ -31,8 +31,17 @@ export interface PlayOptions {
   doneFrame?: string;
 }
 
-/** Plays `frames` (one per event) on `schedule`. */
-export async function playSchedule(schedule: Schedule, frames: readonly string[], sink: FrameSink, options: PlayOptions): Promise<PlayResult> {
+/**
+ * Plays `frames` (one per event) on `schedule`. `frames` may be a function, so
+ * each frame is serialised when it is due rather than all at once.
+ */
+export async function playSchedule(
+  schedule: Schedule,
+  frames: readonly string[] | ((index: number) => string),
+  sink: FrameSink,
+  options: PlayOptions,
+): Promise<PlayResult> {
+  const frameAt = typeof frames === "function" ? frames : (i: number) => frames[i];
   const { clock, start, signal } = options;
   let timer: TimerHandle | undefined;
   let wake: (() => void) | undefined;
@@ -73,7 +82,7 @@ export async function playSchedule(schedule: Schedule, frames: readonly string[]
           if (clock.now() - lastWrite >= schedule.heartbeatMs / 2 && !(await write(HEARTBEAT_FRAME))) return "aborted";
           break;
         case "event":
-          if (!(await write(frames[slot.index]))) return "aborted";
+          if (!(await write(frameAt(slot.index)))) return "aborted";
           break;
         case "done":
           if (options.doneFrame !== undefined && !(await write(options.doneFrame))) return "aborted";
