@@ -355,3 +355,27 @@ describe("help and strict options", () => {
     expect(stderr).toMatch(/Unknown argument/);
   });
 });
+
+describe("serve timing options", () => {
+  it("--latency-ms, --chunk-ms and --heartbeat-ms pace the stream: heartbeats come before the first event", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--latency-ms", "200", "--chunk-ms", "2", "--heartbeat-ms", "40", "--no-library"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", stream: true }) });
+    const text = await res.text();
+    expect(text.startsWith(": keep-alive\n\n")).toBe(true);
+    expect(text.slice(0, text.indexOf("event:")).split(": keep-alive").length - 1).toBeGreaterThanOrEqual(2);
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("refuses a negative --chunk-ms", async () => {
+    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--chunk-ms", "-1"], { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let err = "";
+    child.stderr!.on("data", (d) => (err += d));
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(err).toMatch(/chunkMs/);
+  });
+});

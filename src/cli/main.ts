@@ -82,6 +82,11 @@ interface ServeArgs extends ScenarioArgs {
   scenario?: string;
   "api-key"?: string;
   "body-limit"?: number;
+  "latency-ms"?: number;
+  "chunk-ms"?: number;
+  "jitter-ms"?: number;
+  "tokens-per-second"?: number;
+  "heartbeat-ms"?: number;
 }
 
 async function serve(argv: ServeArgs): Promise<void> {
@@ -93,6 +98,11 @@ async function serve(argv: ServeArgs): Promise<void> {
       seed: argv.seed,
       apiKey: argv["api-key"],
       bodyLimit: argv["body-limit"],
+      latencyMs: argv["latency-ms"],
+      chunkMs: argv["chunk-ms"],
+      jitterMs: argv["jitter-ms"],
+      tokensPerSecond: argv["tokens-per-second"],
+      heartbeatMs: argv["heartbeat-ms"],
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
@@ -196,7 +206,12 @@ await yargs(hideBin(process.argv))
           .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
           .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
           .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-          .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" }),
+          .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" })
+          .option("latency-ms", { type: "number", describe: "Time to the first byte of every answer, in ms (default 0)" })
+          .option("chunk-ms", { type: "number", describe: "Pause between streamed events, in ms (default 0)" })
+          .option("jitter-ms", { type: "number", describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
+          .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
+          .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" }),
       ),
     (argv) => serve(argv),
   )

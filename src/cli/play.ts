@@ -1,16 +1,14 @@
 /**
  * `play`: the SSE text a request would get, without a server. Pure (no I/O,
- * no clock: the time is passed in) and built from the very steps of
- * `POST /v1/responses` — validate the body, seed = requestSeed(server seed,
- * request), select, plan, emit, frame — so its output is byte for byte what
- * the server streams for the same request, seed and time.
+ * no clock: the time is passed in); it validates the body and answers it with
+ * `answerRequest`, as `POST /v1/responses` does, so its output is byte for
+ * byte what the server streams for the same request, seed and time (timing
+ * aside: play prints no heartbeats).
  */
-import { emitEvents } from "../emit/index.js";
-import { createRng, planScenario, requestSeed } from "../generate/index.js";
+import { answerRequest } from "../emit/index.js";
 import { parseOrThrow } from "../http/validate.js";
 import { DONE_FRAME, sseFrame } from "../http/sse.js";
-import { inputItems } from "../scenario/conversation.js";
-import { selectScenario, type ScenarioRegistry } from "../scenario/registry.js";
+import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
 import { CreateResponseBody, type StreamEvent } from "../spec/index.js";
 
@@ -49,11 +47,6 @@ export function sseText(events: readonly StreamEvent[]): string {
  */
 export function playRequest(input: PlayInput): PlayResult {
   const request = parseOrThrow(CreateResponseBody, input.body);
-  const rng = createRng(requestSeed(input.seed, request));
-  const createdAt = Math.floor(input.now / 1000);
-  const items = inputItems(request.input);
-  const { scenario } = selectScenario(input.registry, request, items, input.scenario || undefined);
-  const plan = planScenario(scenario, { request, items, rng, createdAt });
-  const events = emitEvents(plan);
+  const { scenario, events } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000) });
   return { scenario, events, text: sseText(events) };
 }

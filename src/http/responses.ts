@@ -3,10 +3,8 @@
  * through the pacer, or the folded JSON body once the answer's time is up.
  */
 import type { Context } from "koa";
-import { emitStream, foldEvents } from "../emit/index.js";
-import { createRng, planScenario, requestSeed } from "../generate/index.js";
-import { inputItems } from "../scenario/conversation.js";
-import { selectScenario } from "../scenario/registry.js";
+import { answerRequest, foldEvents } from "../emit/index.js";
+import { createRng } from "../generate/index.js";
 import { ApiError, CreateResponseBody } from "../spec/index.js";
 import { playSchedule, type FrameSink } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
@@ -33,14 +31,16 @@ export function createResponseHandler(deps: AppDeps) {
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
     }
     const request = parseOrThrow(CreateResponseBody, json);
-    const seed = requestSeed(seedHeader(ctx) ?? deps.seed, request);
     const headerTiming = timingHeaders(ctx);
     const headerFaults = faultHeader(ctx);
-    const items = inputItems(request.input);
-    const { scenario } = selectScenario(deps.registry, request, items, ctx.get("x-mock-scenario") || undefined);
+    const { scenario, plan, events, pauses, seed } = answerRequest({
+      registry: deps.registry,
+      request,
+      seed: seedHeader(ctx) ?? deps.seed,
+      scenario: ctx.get("x-mock-scenario"),
+      createdAt: Math.floor(deps.wallClock.now() / 1000),
+    });
     ctx.set("x-mock-scenario", scenario.name);
-    const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: Math.floor(deps.wallClock.now() / 1000) });
-    const { events, pauses } = emitStream(plan);
 
     const profile = mergeProfiles(deps.timing, plan.timing, headerTiming);
     const faults = mergeFaults(plan.fault, headerFaults);

@@ -73,14 +73,25 @@ export async function playSchedule(
   };
 
   try {
-    for (const slot of schedule.slots) {
+    const { slots } = schedule;
+    for (let s = 0; s < slots.length; s++) {
+      const slot = slots[s];
       await waitUntil(start + slot.at);
       if (signal?.aborted) return "aborted";
       switch (slot.kind) {
-        case "heartbeat":
-          // Skip a heartbeat that a late write made pointless.
-          if (clock.now() - lastWrite >= schedule.heartbeatMs / 2 && !(await write(HEARTBEAT_FRAME))) return "aborted";
+        case "heartbeat": {
+          // A late write moves the idle interval: send the heartbeat once the stream has really
+          // been idle that long, unless the next frame comes first.
+          const due = lastWrite + schedule.heartbeatMs;
+          if (clock.now() < due) {
+            const next = slots[s + 1];
+            if (next && start + next.at <= due) break;
+            await waitUntil(due);
+            if (signal?.aborted) return "aborted";
+          }
+          if (!(await write(HEARTBEAT_FRAME))) return "aborted";
           break;
+        }
         case "event":
           if (!(await write(frameAt(slot.index)))) return "aborted";
           break;

@@ -10,6 +10,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { expectConformantStream, expectErrorBody } from "../support/conformance.js";
 import { parseSseStrict } from "../support/sse-parser.js";
+import { startMockServer } from "../../src/server.js";
 import { postResponses, useServer } from "../support/server.js";
 
 const server = useServer({ seed: 3 });
@@ -103,6 +104,111 @@ describe("faults", () => {
       expectErrorBody(err);
       expect(err.error).toMatchObject({ code: "invalid_header", param: header });
     }
+  });
+});
+
+describe("scenario timing", () => {
+  const scripted = useServer({
+    library: false,
+    heartbeatMs: 0,
+    scenarios: [
+      {
+        name: "slow-tool",
+        description: "Thinks, pauses before the tool call, with its own heartbeat.",
+        timing: { heartbeatMs: 30, chunkMs: 1 },
+        turns: [{ steps: [{ type: "message", text: "Let me check." }, { type: "function_call", name: "lookup", arguments: { q: "x" }, delayMs: 150 }] }],
+      },
+      {
+        name: "dropping",
+        description: "Drops the connection after 4 events.",
+        fault: { dropAfterEvents: 4 },
+        turns: [{ steps: [{ type: "message", text: "never finished" }] }],
+      },
+    ],
+  });
+
+  it("a scenario's timing and a step's delay apply: heartbeats fill the pause before the tool call", async () => {
+    const res = await postResponses(scripted(), body, { "x-mock-scenario": "slow-tool" });
+    const text = res.text;
+    const pause = text.slice(text.indexOf("event: response.output_item.done"), text.lastIndexOf("event: response.output_item.added"));
+    expect(pause.split(": keep-alive").length - 1).toBeGreaterThanOrEqual(3);
+    expectConformantStream(parseSseStrict(text).events);
+  });
+
+  it("a request header overrides the scenario's timing", async () => {
+    const res = await postResponses(scripted(), body, { "x-mock-scenario": "slow-tool", "x-mock-heartbeat-ms": "0" });
+    expect(res.text).not.toContain(": keep-alive");
+  });
+
+  it("a scenario's fault applies", async () => {
+    const res = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(new URL(`${scripted().baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "dropping" } }, (r) => {
+        let t = "";
+        r.on("data", (d) => (t += d));
+        r.on("end", () => resolve(t));
+        r.on("aborted", () => resolve(t));
+        r.on("error", () => resolve(t));
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify(body));
+    });
+    const parsed = parseSseStrict(res, { requireDone: false });
+    expect(parsed.events).toHaveLength(4);
+    expect(parsed.done).toBe(false);
+  });
+});
+
+describe("backpressure and shutdown", () => {
+  // 16 MB of text in 1 kB deltas: far more than the socket buffers hold.
+  const local = useServer({
+    seed: 9,
+    library: false,
+    scenarios: [{ name: "huge", description: "A 16 MB answer.", turns: [{ steps: [{ type: "message", text: "lorem ipsum ".repeat(16 * 1024 * 1024 / 12), chunk: { chars: 1024 } }] }] }],
+  });
+
+  it("a slow reader does not make the server buffer the whole stream", async () => {
+    const responses: import("node:http").ServerResponse[] = [];
+    local().server.on("request", (_req, res) => responses.push(res));
+    const huge = { model: "m", input: "x", stream: true };
+    const socketDone = new Promise<number>((resolve, reject) => {
+      const req = httpRequest(new URL(`${local().baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "huge" } }, (res) => {
+        res.pause(); // read nothing for a while
+        setTimeout(() => {
+          const served = responses.at(-1)!;
+          // The pacer waits for drain: what sits in Node's buffer stays near one high-water mark.
+          expect(served.writableLength).toBeLessThan(256 * 1024);
+          expect(served.writableEnded).toBe(false);
+          let n = 0;
+          res.on("data", (d) => (n += d.length));
+          res.on("end", () => resolve(n));
+          res.resume();
+        }, 300);
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify(huge));
+    });
+    expect(await socketDone).toBeGreaterThan(5 * 16 * 1024 * 1024); // deltas, done, part, item and final snapshot
+  });
+
+  it("close() ends open streams promptly", async () => {
+    const mock = await startMockServer({ port: 0 });
+    const res = await fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-mock-fault": "hang-after-events=3", "x-mock-heartbeat-ms": "20" },
+      body: JSON.stringify(body),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await mock.close(); // would hang (and time the test out) if an open stream held it
+    // The client sees its stream end (cleanly or with an error), never hang.
+    const outcome = await (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return "ended";
+      } catch {
+        return "cut";
+      }
+    })();
+    expect(["ended", "cut"]).toContain(outcome);
   });
 });
 

@@ -107,4 +107,27 @@ describe("playSchedule with a manual clock", () => {
     expect(await done).toBe("aborted");
     expect(clock.pending).toBe(0);
   });
+
+  it("after a late write, waits a whole idle interval before the next heartbeat", async () => {
+    const clock = new ManualClock();
+    const sink = new RecordingSink(clock);
+    let slow = true;
+    // The first write takes 30 ms (a full socket buffer), so the heartbeat due at 50 comes at 80.
+    sink.write = (frame: string) => {
+      if (slow) {
+        slow = false;
+        return new Promise<boolean>((resolve) => clock.setTimeout(() => { sink.log.push({ t: clock.now(), what: frame }); resolve(true); }, 30));
+      }
+      sink.log.push({ t: clock.now(), what: frame === HEARTBEAT_FRAME ? "hb" : frame });
+      return true;
+    };
+    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "heartbeat", at: 50 }, { kind: "event", at: 200, index: 1 }, { kind: "done", at: 200 }], 50), ["A", "B"], sink, { clock, start: 0 });
+    await clock.advance(300);
+    await done;
+    expect(sink.log).toEqual([
+      { t: 30, what: "A" },
+      { t: 80, what: "hb" },
+      { t: 200, what: "B" },
+    ]);
+  });
 });
