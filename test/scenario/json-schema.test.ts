@@ -18,3 +18,13 @@ describe("scenario.schema.json", () => {
     }
   });
 });
+
+describe("README", () => {
+  it("lists every shipped scenario", async () => {
+    const { readdirSync } = await import("node:fs");
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const names = readdirSync(new URL("../../scenarios/", import.meta.url)).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, ""));
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) expect(readme, name).toContain(`| \`${name}\` |`);
+  });
+});

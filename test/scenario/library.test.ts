@@ -381,7 +381,7 @@ describe.each(MULTI_TURN.map((s) => [s.name, s] as const))("two-turn scenario %s
     const text = (second.response.output[0] as Extract<ResponseResource["output"][number], { type: "message" }>).content[0];
     const template = scenario.turns![1].steps[0];
     if (template.type !== "message" || text.type !== "output_text") throw new Error("turn 2 should be a text message");
-    expect(text.text).toBe(template.text!.replaceAll("{{tool_output}}", outputs.at(-1)!.output));
+    expect(text.text).toBe(template.text!.replaceAll("{{tool_outputs}}", outputs.map((o) => o.output).join("; ")).replaceAll("{{tool_output}}", outputs.at(-1)!.output));
     const secondPlain = await plain(mock, bodyFor(scenario, input), headers);
     expect(secondPlain.response).toEqual(second.response);
 
