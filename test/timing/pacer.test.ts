@@ -7,8 +7,8 @@ class RecordingSink implements FrameSink {
   log: { t: number; what: string }[] = [];
   ended = false;
   destroyed = false;
-  constructor(private clock: ManualClock, private blockAfter = Infinity) {}
-  write(frame: string) {
+  constructor(private clock: ManualClock) {}
+  write(frame: string): boolean | Promise<boolean> {
     this.log.push({ t: this.clock.now(), what: frame === HEARTBEAT_FRAME ? "hb" : frame });
     return true;
   }
