@@ -16,6 +16,8 @@ export const ServerOptions = z.object({
   seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   /** When set, requests must send `Authorization: Bearer <apiKey>`. */
   apiKey: z.string().min(1).optional(),
+  /** How many stored responses to keep; the oldest are evicted first. */
+  storeLimit: z.number().int().min(0).max(10_000_000).default(1000),
   /** Largest accepted request body, in bytes. */
   bodyLimit: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
   /** Scenario files or folders to load, or scenario objects (validated like files). */

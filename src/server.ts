@@ -6,6 +6,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp } from "./http/app.js";
+import { Runs } from "./http/runs.js";
+import { MemoryResponseStore } from "./store/response-store.js";
 import { resolveOptions, type ServerOptionsInput } from "./options.js";
 import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
@@ -44,13 +46,18 @@ export interface MockServer {
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
   const options = resolveOptions(input);
   const registry = await loadRegistry(options);
+  const clock = options.timers ?? systemClock;
+  const store = new MemoryResponseStore(options.storeLimit);
+  const runs = new Runs(store, clock);
   const app = createApp({
     registry,
+    store,
+    runs,
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
     wallClock: options.clock ?? systemClock,
-    clock: options.timers ?? systemClock,
+    clock,
     timing: {
       latencyMs: options.latencyMs,
       chunkMs: options.chunkMs,
@@ -82,6 +89,7 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
+      runs.stopAll();
       server.close(() => resolve());
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();

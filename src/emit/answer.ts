@@ -41,6 +41,8 @@ export function answerRequest(input: AnswerInput): Answer {
   const items = input.items ?? inputItems(request.input);
   const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined);
   const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: input.createdAt });
+  // Background responses start queued (a response.queued event when streamed).
+  if (request.background) plan.options.queued = true;
   const { events, pauses } = emitStream(plan);
   return { scenario, reason, plan, events, pauses, seed };
 }

@@ -21,8 +21,16 @@ type TextPart = { type: string; text?: string; refusal?: string; annotations?: u
 const clone = <T>(v: T): T => structuredClone(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+export interface FoldOptions {
+  /**
+   * Fold a stream that has not ended yet: returns the response as it stands
+   * (items still open keep status in_progress) instead of throwing.
+   */
+  partial?: boolean;
+}
+
 /** Folds a complete stream (through its terminal event) into the final response. */
-export function foldEvents(events: readonly StreamEvent[]): ResponseResource {
+export function foldEvents(events: readonly StreamEvent[], options: FoldOptions = {}): ResponseResource {
   let snapshot: ResponseResource | undefined;
   const output: AnyItem[] = [];
   const done = new Set<number>();
@@ -163,6 +171,9 @@ export function foldEvents(events: readonly StreamEvent[]): ResponseResource {
     }
   });
   if (!snapshot) throw new FoldError("no events");
-  if (!terminal) throw new FoldError("the stream has no terminal event");
+  if (!terminal) {
+    if (!options.partial) throw new FoldError("the stream has no terminal event");
+    return { ...snapshot, output: output as OutputItem[] };
+  }
   return snapshot;
 }

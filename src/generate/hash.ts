@@ -24,3 +24,36 @@ export function hashString(key: string, length: number): string {
   }
   return out;
 }
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** UTF-8 text → base64url (no padding), without Node's Buffer. */
+export function base64UrlEncode(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+    if (i + 1 < bytes.length) out += B64[(n >> 6) & 63];
+    if (i + 2 < bytes.length) out += B64[n & 63];
+  }
+  return out;
+}
+
+/** base64url → UTF-8 text; throws on characters outside the alphabet. */
+export function base64UrlDecode(encoded: string): string {
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const ch of encoded) {
+    const v = B64.indexOf(ch);
+    if (v < 0) throw new Error("not base64url");
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 255);
+    }
+  }
+  return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+}

@@ -16,3 +16,4 @@ export { planScripted, planSteps, turnFor, httpErrorOf, chunkWith } from "./scri
 export { sampleJsonSchema } from "./json-schema-sample.js";
 export { planRandom, drawKind, ANSWER_KINDS, type AnswerKind } from "./random.js";
 export { planScenario } from "./scenario-plan.js";
+export { compactConversation, expandCompactions, COMPACTION_PREFIX, type CompactResource } from "./compact.js";

@@ -7,6 +7,9 @@ import Koa from "koa";
 import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
+import type { ResponseStore } from "../store/response-store.js";
+import type { Runs } from "./runs.js";
+import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
 import type { TimingProfile } from "../timing/profile.js";
 import { bearerChecker } from "./auth.js";
@@ -15,6 +18,10 @@ import { createResponseHandler } from "./responses.js";
 export interface AppDeps {
   /** The scenarios this server answers with, and its default. */
   registry: ScenarioRegistry;
+  /** Stored responses (previous_response_id, retrieve, input items). */
+  store: ResponseStore;
+  /** Background runs in progress. */
+  runs: Runs;
   seed: number;
   apiKey?: string;
   bodyLimit: number;
@@ -85,6 +92,13 @@ export function createApp(deps: AppDeps): Koa {
     });
   }
   v1.post("/responses", createResponseHandler(deps));
+  const stored = storedRoutes(deps);
+  v1.post("/responses/compact", stored.compact);
+  v1.post("/responses/input_tokens", stored.inputTokens);
+  v1.get("/responses/:id", stored.retrieve);
+  v1.delete("/responses/:id", stored.remove);
+  v1.post("/responses/:id/cancel", stored.cancel);
+  v1.get("/responses/:id/input_items", stored.inputItems);
 
   for (const r of [router, v1]) {
     app.use(r.routes());
@@ -92,7 +106,7 @@ export function createApp(deps: AppDeps): Koa {
       r.allowedMethods({
         throw: true,
         methodNotAllowed: () =>
-          new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response." }),
+          new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response; see the README for the other routes." }),
         notImplemented: () => new ApiError({ status: 501, type: "invalid_request", code: "not_implemented", message: "This HTTP method is not supported." }),
       }),
     );

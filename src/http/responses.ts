@@ -1,22 +1,27 @@
 /**
- * `POST /v1/responses`: validate → select → plan → events → schedule → SSE
- * through the pacer, or the folded JSON body once the answer's time is up.
+ * `POST /v1/responses`: validate → rebuild the conversation → answer (select,
+ * plan, emit) → store → schedule → SSE through the pacer, the folded JSON
+ * body once the answer's time is up, or a background run.
  */
 import type { Context } from "koa";
-import { answerRequest, foldEvents } from "../emit/index.js";
-import { createRng } from "../generate/index.js";
-import { ApiError, CreateResponseBody } from "../spec/index.js";
-import { playSchedule, type FrameSink } from "../timing/pacer.js";
+import { answerRequest, foldEvents, type Answer } from "../emit/index.js";
+import { createRng, expandCompactions } from "../generate/index.js";
+import { inputItems } from "../scenario/conversation.js";
+import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
+import { priorItems, withItemIds } from "../store/conversation.js";
+import type { StoredResponse } from "../store/response-store.js";
+import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
-import { buildSchedule } from "../timing/schedule.js";
+import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
 import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
-import { DONE_FRAME, sseFrame, sseSink } from "./sse.js";
+import { followRun } from "./stored-routes.js";
+import { sseSink } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
 /** Aborts when the client goes away before the response finished (or the server closes it). */
-function disconnectSignal(ctx: Context): AbortSignal {
+export function disconnectSignal(ctx: Context): AbortSignal {
   const controller = new AbortController();
   ctx.res.once("close", () => {
     if (!ctx.res.writableFinished) controller.abort();
@@ -24,40 +29,88 @@ function disconnectSignal(ctx: Context): AbortSignal {
   return controller.signal;
 }
 
+/** Reads the request body and checks it is a JSON object. */
+export async function readObjectBody(ctx: Context, deps: AppDeps): Promise<Record<string, unknown>> {
+  const { json } = await readJsonBody(ctx.req, deps.bodyLimit);
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
+  }
+  return json as Record<string, unknown>;
+}
+
+/** The whole conversation of a request: the previous_response_id chain, then its input; compactions expanded. */
+export function conversationOf(
+  deps: AppDeps,
+  request: { input?: CreateResponseBody["input"] | null; previous_response_id?: string | null },
+  lookup = deps.store,
+): ItemParam[] {
+  const prior = request.previous_response_id ? priorItems(lookup, request.previous_response_id) : [];
+  return expandCompactions([...prior, ...(request.input == null ? [] : inputItems(request.input))]);
+}
+
+/** The timing schedule of an answer: server < scenario < turn < request headers. */
+export function scheduleOf(ctx: Context | undefined, deps: AppDeps, answer: Answer): Schedule {
+  const profile = mergeProfiles(deps.timing, answer.plan.timing, ctx ? timingHeaders(ctx) : undefined);
+  const faults = mergeFaults(answer.plan.fault, ctx ? faultHeader(ctx) : undefined);
+  return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: answer.pauses, faults });
+}
+
+/** What the store keeps of an answer (nothing unless `store` is on). */
+export function storedRecord(request: CreateResponseBody, answer: Answer, response = answer.events.length ? foldEvents(answer.events) : undefined): StoredResponse | undefined {
+  if (request.store === false || !response) return undefined;
+  return { response, input: withItemIds(inputItems(request.input), response.id), events: answer.events };
+}
+
 export function createResponseHandler(deps: AppDeps) {
   return async (ctx: Context): Promise<void> => {
-    const { json } = await readJsonBody(ctx.req, deps.bodyLimit);
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
+    const request = parseOrThrow(CreateResponseBody, await readObjectBody(ctx, deps));
+    // Validate every control header before doing any work.
+    const seed = seedHeader(ctx) ?? deps.seed;
+    timingHeaders(ctx);
+    faultHeader(ctx);
+    if (request.background && request.store === false) {
+      throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
     }
-    const request = parseOrThrow(CreateResponseBody, json);
-    const headerTiming = timingHeaders(ctx);
-    const headerFaults = faultHeader(ctx);
-    const { scenario, plan, events, pauses, seed } = answerRequest({
+    const items = conversationOf(deps, request);
+    const answer = answerRequest({
       registry: deps.registry,
       request,
-      seed: seedHeader(ctx) ?? deps.seed,
+      items,
+      seed,
       scenario: ctx.get("x-mock-scenario"),
       createdAt: Math.floor(deps.wallClock.now() / 1000),
     });
+    const { events, scenario } = answer;
     ctx.set("x-mock-scenario", scenario.name);
-
-    const profile = mergeProfiles(deps.timing, plan.timing, headerTiming);
-    const faults = mergeFaults(plan.fault, headerFaults);
-    const schedule = buildSchedule(events, profile, createRng(`${seed}|timing`), { pauses, faults });
-    const signal = disconnectSignal(ctx);
+    const schedule = scheduleOf(ctx, deps, answer);
     const headers = { "x-mock-scenario": scenario.name };
+
+    if (request.background) {
+      const first = events[0] as { response?: StoredResponse["response"] };
+      const record = storedRecord(request, answer, first.response)!;
+      deps.store.put(record);
+      const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
+      if (request.stream) return followRun(ctx, run, -1, headers);
+      ctx.status = 200;
+      ctx.body = JSON.stringify(record.response);
+      ctx.type = "application/json";
+      return;
+    }
+
+    const record = storedRecord(request, answer);
+    if (record) deps.store.put(record);
+    const signal = disconnectSignal(ctx);
     // The schedule counts from here: once the answer is ready, its times are kept exactly.
     const start = deps.clock.now();
 
     if (request.stream) {
       ctx.respond = false;
-      await playSchedule(schedule, (i) => sseFrame(events[i]), sseSink(ctx.res, headers), { clock: deps.clock, start, signal, doneFrame: DONE_FRAME });
+      await playSchedule(schedule, sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal });
       return;
     }
 
-    const body = JSON.stringify(foldEvents(events));
-    if (schedule.durationMs <= 0 && !hasFaults(faults)) {
+    const body = JSON.stringify(record?.response ?? foldEvents(events));
+    if (schedule.durationMs <= 0 && !hasFaults(mergeFaults(answer.plan.fault, faultHeader(ctx)))) {
       ctx.status = 200;
       ctx.body = body;
       ctx.type = "application/json";
@@ -66,14 +119,15 @@ export function createResponseHandler(deps: AppDeps) {
     // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
     ctx.respond = false;
     const res = ctx.res;
-    const jsonSink: FrameSink = {
-      write: () => !res.destroyed,
+    const jsonSink: PaceSink = {
+      event: () => !res.destroyed,
+      heartbeat: () => !res.destroyed,
       end: () => {
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
         res.end(body);
       },
       destroy: () => res.destroy(),
     };
-    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, [], jsonSink, { clock: deps.clock, start, signal });
+    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal });
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { StreamEvent } from "../spec/index.js";
-import type { FrameSink } from "../timing/pacer.js";
+import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
 
 export const SSE_HEADERS = {
   "content-type": "text/event-stream",
@@ -46,22 +46,20 @@ export function writeFrame(res: ServerResponse, frame: string): boolean | Promis
  * out with the first frame (an event or a heartbeat), so a slow first byte is
  * really slow. `destroy` flushes what was written, then closes the socket.
  */
-export function sseSink(res: ServerResponse, headers: Record<string, string> = {}): FrameSink {
-  const start = () => {
+export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}): PaceSink {
+  const write = (frame: string) => {
     if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    return writeFrame(res, frame);
   };
   return {
-    write(frame) {
-      start();
-      return writeFrame(res, frame);
-    },
+    event: (i) => write(sseFrame(events[i])),
+    heartbeat: () => write(HEARTBEAT_FRAME),
     end() {
-      start();
-      res.end();
+      if (write(DONE_FRAME) !== false) res.end();
     },
     destroy() {
       const socket = res.socket;
-      if (!socket) return res.destroy();
+      if (!socket) return void res.destroy();
       // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.
       socket.end();
       socket.setTimeout(1_000, () => socket.destroy());

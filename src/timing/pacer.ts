@@ -9,13 +9,15 @@ import type { Schedule } from "./schedule.js";
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
-/** Where frames go: the SSE response, or a test double. */
-export interface FrameSink {
-  /** Writes one frame; resolves false if the client has gone (waits for drain when the buffer is full). */
-  write(frame: string): boolean | Promise<boolean>;
-  /** Ends the stream normally. */
+/** Where a paced stream goes: an SSE response, a JSON response, a WebSocket, a background run, a test double. */
+export interface PaceSink {
+  /** Delivers event `index`; resolves false if the client has gone (may wait for the socket to drain). */
+  event(index: number): boolean | Promise<boolean>;
+  /** Delivers a heartbeat; resolves false if the client has gone. */
+  heartbeat(): boolean | Promise<boolean>;
+  /** The stream ended normally, after its last event. */
   end(): void;
-  /** Closes the connection abruptly, without ending the stream. */
+  /** Closes the connection abruptly, without ending the stream (a drop fault). */
   destroy(): void;
 }
 
@@ -23,25 +25,14 @@ export type PlayResult = "done" | "dropped" | "aborted";
 
 export interface PlayOptions {
   clock: Clock;
-  /** Clock time (ms) the schedule's offsets count from: when the request arrived. */
+  /** Clock time (ms) the schedule's offsets count from: when the answer was ready. */
   start: number;
-  /** Aborts the play (client disconnect, server close). */
+  /** Aborts the play (client disconnect, server close, cancel). */
   signal?: AbortSignal;
-  /** The frame written after the last event (e.g. `data: [DONE]\n\n`). */
-  doneFrame?: string;
 }
 
-/**
- * Plays `frames` (one per event) on `schedule`. `frames` may be a function, so
- * each frame is serialised when it is due rather than all at once.
- */
-export async function playSchedule(
-  schedule: Schedule,
-  frames: readonly string[] | ((index: number) => string),
-  sink: FrameSink,
-  options: PlayOptions,
-): Promise<PlayResult> {
-  const frameAt = typeof frames === "function" ? frames : (i: number) => frames[i];
+/** Plays a schedule into a sink. */
+export async function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
   const { clock, start, signal } = options;
   let timer: TimerHandle | undefined;
   let wake: (() => void) | undefined;
@@ -66,11 +57,11 @@ export async function playSchedule(
     });
 
   let lastWrite = start;
-  const write = async (frame: string) => {
-    const ok = await sink.write(frame);
+  const written = (ok: boolean) => {
     lastWrite = clock.now();
     return ok;
   };
+  const heartbeat = async () => written(await sink.heartbeat());
 
   try {
     const { slots } = schedule;
@@ -89,14 +80,13 @@ export async function playSchedule(
             await waitUntil(due);
             if (signal?.aborted) return "aborted";
           }
-          if (!(await write(HEARTBEAT_FRAME))) return "aborted";
+          if (!(await heartbeat())) return "aborted";
           break;
         }
         case "event":
-          if (!(await write(frameAt(slot.index)))) return "aborted";
+          if (!written(await sink.event(slot.index))) return "aborted";
           break;
         case "done":
-          if (options.doneFrame !== undefined && !(await write(options.doneFrame))) return "aborted";
           sink.end();
           return "done";
         case "drop":
@@ -108,7 +98,7 @@ export async function playSchedule(
             if (schedule.heartbeatMs > 0) await waitUntil(lastWrite + schedule.heartbeatMs);
             else await new Promise<void>((resolve) => (signal?.aborted ? resolve() : (wake = resolve)));
             if (signal?.aborted) return "aborted";
-            if (!(await write(HEARTBEAT_FRAME))) return "aborted";
+            if (!(await heartbeat())) return "aborted";
           }
       }
     }

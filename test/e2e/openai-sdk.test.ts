@@ -150,6 +150,7 @@ describe("openai SDK", () => {
   });
 
   it("echoes the request fields the spec says to echo", async () => {
+    const earlier = await client().responses.create({ model: "mock-model-1", input: "First turn." });
     const res = await client().responses.create({
       model: "mock-model-1",
       input: "Echo check.",
@@ -163,7 +164,7 @@ describe("openai SDK", () => {
       max_tool_calls: 3,
       truncation: "auto",
       service_tier: "auto",
-      previous_response_id: "resp_earlier",
+      previous_response_id: earlier.id,
     } as OpenAI.Responses.ResponseCreateParamsNonStreaming); // max_tool_calls is not in the SDK's param types; it passes through
     expect(res).toMatchObject({
       model: "mock-model-1",
@@ -177,7 +178,7 @@ describe("openai SDK", () => {
       max_tool_calls: 3,
       truncation: "auto",
       service_tier: "default",
-      previous_response_id: "resp_earlier",
+      previous_response_id: earlier.id,
       tools: [],
       tool_choice: "auto",
     });

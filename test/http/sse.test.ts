@@ -38,11 +38,7 @@ class FakeResponse extends EventEmitter {
 
 /** Streams a whole event list with no pacing, as the server does at zero delay. */
 const writeEventStream = (res: ServerResponse, events: StreamEvent[]) =>
-  playSchedule(buildSchedule(events, ZERO_PROFILE, { next: () => 0 }), events.map(sseFrame), sseSink(res), {
-    clock: systemClock,
-    start: systemClock.now(),
-    doneFrame: DONE_FRAME,
-  });
+  playSchedule(buildSchedule(events, ZERO_PROFILE, { next: () => 0 }), sseSink(res, events), { clock: systemClock, start: systemClock.now() });
 
 describe("SSE writer", () => {
   it("writes each event in exactly one write, then [DONE]", async () => {

@@ -1,0 +1,165 @@
+/**
+ * The routes around stored responses. Outside the Open Responses spec (which
+ * has only create and compact), they follow OpenAI's API so OpenAI-style
+ * clients work: retrieve (and replay as SSE), delete, cancel, input items,
+ * input token counts — and the spec's compaction route.
+ */
+import type { Context } from "koa";
+import { z } from "zod";
+import { compactConversation, countInputTokens, newId, createRng, requestSeed } from "../generate/index.js";
+import { ApiError, CreateResponseBody, type StreamEvent } from "../spec/index.js";
+import { asListedItem, withItemIds } from "../store/conversation.js";
+import type { AppDeps } from "./app.js";
+import { conversationOf, readObjectBody } from "./responses.js";
+import type { Run } from "./runs.js";
+import { DONE_FRAME, SSE_HEADERS, sseFrame, writeFrame } from "./sse.js";
+import { parseOrThrow } from "./validate.js";
+
+const notFound = (id: string) =>
+  new ApiError({ status: 404, type: "not_found", code: "not_found", param: "response_id", message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).` });
+
+function stored(deps: AppDeps, id: string) {
+  const record = deps.store.get(id);
+  if (!record) throw notFound(id);
+  return record;
+}
+
+const json = (ctx: Context, body: unknown, status = 200) => {
+  ctx.status = status;
+  ctx.body = JSON.stringify(body);
+  ctx.type = "application/json";
+};
+
+const queryInt = (ctx: Context, name: string, min: number, max: number, fallback: number): number => {
+  const raw = ctx.query[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== "string" || !/^-?\d+$/.test(raw) || n < min || n > max) {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: name, message: `Query parameter '${name}' must be an integer from ${min} to ${max}.` });
+  }
+  return n;
+};
+
+/** Streams a background run as SSE: what it produced so far, then live, then [DONE]. */
+export async function followRun(ctx: Context, run: Run, startingAfter: number, headers: Record<string, string> = {}): Promise<void> {
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  await new Promise<void>((resolve) => {
+    const queue: (StreamEvent | null)[] = [];
+    let writing = false;
+    const pump = async () => {
+      if (writing) return;
+      writing = true;
+      while (queue.length) {
+        const e = queue.shift()!;
+        if (e === null) {
+          if (run.state === "ended") await writeFrame(res, DONE_FRAME);
+          res.end();
+          unsubscribe();
+          return resolve();
+        }
+        if (!(await writeFrame(res, sseFrame(e)))) {
+          unsubscribe();
+          return resolve();
+        }
+      }
+      writing = false;
+    };
+    const unsubscribe = run.subscribe((e) => {
+      queue.push(e);
+      void pump();
+    }, startingAfter);
+    res.once("close", () => {
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+/** Replays stored events as SSE (all at once), then [DONE]. */
+async function replay(ctx: Context, events: readonly StreamEvent[], startingAfter: number): Promise<void> {
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(200, SSE_HEADERS);
+  for (const e of events) if (e.sequence_number > startingAfter && !(await writeFrame(res, sseFrame(e)))) return;
+  if (await writeFrame(res, DONE_FRAME)) res.end();
+}
+
+const InputTokensBody = CreateResponseBody.extend({ model: z.string().optional(), input: CreateResponseBody.shape.input.optional() });
+
+const CompactBody = z.object({
+  model: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
+  input: CreateResponseBody.shape.input.nullish(),
+  previous_response_id: z.string().nullish(),
+  instructions: z.string().nullish(),
+  prompt_cache_key: z.string().max(64).nullish(),
+});
+
+export function storedRoutes(deps: AppDeps) {
+  return {
+    async retrieve(ctx: Context) {
+      const id = ctx.params.id as string;
+      const record = stored(deps, id);
+      const run = deps.runs.get(id);
+      if (ctx.query.stream === "true") {
+        const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
+        return run && run.state === "running" ? followRun(ctx, run, after) : replay(ctx, record.events, after);
+      }
+      json(ctx, record.response);
+    },
+
+    remove(ctx: Context) {
+      const id = ctx.params.id as string;
+      stored(deps, id);
+      deps.runs.get(id)?.cancel();
+      deps.store.delete(id);
+      json(ctx, { id, object: "response.deleted", deleted: true });
+    },
+
+    cancel(ctx: Context) {
+      const id = ctx.params.id as string;
+      const record = stored(deps, id);
+      if (!record.response.background) {
+        throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_request", param: "response_id", message: `Response '${id}' was not created with background: true; only background responses can be cancelled.` });
+      }
+      const run = deps.runs.get(id);
+      json(ctx, run ? run.cancel() : record.response);
+    },
+
+    inputItems(ctx: Context) {
+      const id = ctx.params.id as string;
+      const record = stored(deps, id);
+      const limit = queryInt(ctx, "limit", 1, 100, 20);
+      const order = ctx.query.order ?? "desc";
+      if (order !== "asc" && order !== "desc") {
+        throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "order", message: "Query parameter 'order' must be 'asc' or 'desc'." });
+      }
+      let items = record.input.map(asListedItem);
+      if (order === "desc") items = items.reverse();
+      const after = ctx.query.after;
+      if (typeof after === "string" && after !== "") {
+        const at = items.findIndex((i) => i.id === after);
+        if (at < 0) throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "after", message: `No input item with id '${after.slice(0, 80)}' in response '${id}'.` });
+        items = items.slice(at + 1);
+      }
+      const data = items.slice(0, limit);
+      json(ctx, { object: "list", data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: items.length > limit });
+    },
+
+    async inputTokens(ctx: Context) {
+      const request = parseOrThrow(InputTokensBody, await readObjectBody(ctx, deps));
+      const items = conversationOf(deps, request);
+      json(ctx, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
+    },
+
+    async compact(ctx: Context) {
+      const body = parseOrThrow(CompactBody, await readObjectBody(ctx, deps));
+      const seed = requestSeed(deps.seed, body);
+      const id = newId(createRng(seed), "resp", 32);
+      const items = withItemIds(conversationOf(deps, body), id);
+      json(ctx, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
+    },
+  };
+}
+

@@ -1,0 +1,57 @@
+/**
+ * The response store: what `store: true` keeps — the response, the input
+ * items it was given, and the events it was streamed as (for replay). Behind
+ * an interface; the default keeps them in memory, capped, evicting the oldest,
+ * so memory stays flat however long the server runs.
+ */
+import type { ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
+
+export interface StoredResponse {
+  /** The response as it stands (the final one once it has ended). */
+  response: ResponseResource;
+  /** The request's own input items, each with an id (for input_items). */
+  input: ItemParam[];
+  /** The events it was (or is being) streamed as. */
+  events: StreamEvent[];
+}
+
+export interface ResponseStore {
+  get(id: string): StoredResponse | undefined;
+  put(record: StoredResponse): void;
+  delete(id: string): boolean;
+  /** Number of responses held. */
+  readonly size: number;
+}
+
+/** An in-memory store holding at most `limit` responses; the oldest go first. */
+export class MemoryResponseStore implements ResponseStore {
+  private readonly records = new Map<string, StoredResponse>();
+
+  constructor(readonly limit = 1000) {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`store limit must be a non-negative integer, got ${limit}`);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get(id: string): StoredResponse | undefined {
+    return this.records.get(id);
+  }
+
+  put(record: StoredResponse): void {
+    const id = record.response.id;
+    // Re-putting moves the record to the newest end.
+    this.records.delete(id);
+    if (this.limit === 0) return;
+    this.records.set(id, record);
+    while (this.records.size > this.limit) {
+      const oldest = this.records.keys().next().value as string;
+      this.records.delete(oldest);
+    }
+  }
+
+  delete(id: string): boolean {
+    return this.records.delete(id);
+  }
+}
