@@ -8,7 +8,10 @@
  * await mock.close();
  * ```
  */
-export { startMockServer, type MockServer } from "./server.js";
+export { startMockServer, loadRegistry, type MockServer, type MockSession, type MockControls, type TurnInput } from "./server.js";
+export type { JournalEntry } from "./journal/journal.js";
+export type { Scenario, ScenarioInput } from "./scenario/schema.js";
+export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
 export { createApp, type AppDeps } from "./http/app.js";
 export { emitEvents, foldEvents, FoldError } from "./emit/index.js";

@@ -18,6 +18,10 @@ export const ServerOptions = z.object({
   apiKey: z.string().min(1).optional(),
   /** How many stored responses to keep; the oldest are evicted first. */
   storeLimit: z.number().int().min(0).max(10_000_000).default(1000),
+  /** How many requests the journal keeps (the oldest are dropped). */
+  journalLimit: z.number().int().min(0).max(10_000_000).default(1000),
+  /** Serve the `/__mock/` admin routes (journal and per-session controls). */
+  admin: z.boolean().default(true),
   /** Largest accepted request body, in bytes. */
   bodyLimit: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
   /** Scenario files or folders to load, or scenario objects (validated like files). */

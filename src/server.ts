@@ -5,8 +5,14 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createApp } from "./http/app.js";
+import { createApp, type AppDeps } from "./http/app.js";
 import { Runs } from "./http/runs.js";
+import { attachWebSocket } from "./http/websocket.js";
+import type { z } from "zod";
+import { sessionOf } from "./http/session.js";
+import { Journal, type JournalEntry } from "./journal/journal.js";
+import type { ScenarioInput, Turn } from "./scenario/schema.js";
+import { SessionControls } from "./session/controls.js";
 import { MemoryResponseStore } from "./store/response-store.js";
 import { resolveOptions, type ServerOptionsInput } from "./options.js";
 import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
@@ -26,8 +32,43 @@ export async function loadRegistry(options: Pick<ResolvedServerOptions, "scenari
   return createRegistry([...own, ...library].map((l) => l.scenario), options.scenario);
 }
 
-/** A running mock server. */
-export interface MockServer {
+/** A turn as `enqueue()` takes it: the scenario file's turn format (`{steps, end?, timing?, fault?}`). */
+export type TurnInput = z.input<typeof Turn>;
+
+/** What a test controls: the journal, and the answers its requests get. */
+export interface MockControls {
+  /**
+   * The request journal, oldest first: method, path, headers (authorization
+   * masked), raw and parsed body, the scenario chosen and why, the response
+   * id, the status, whether it streamed. A fresh array on every read.
+   */
+  readonly requests: JournalEntry[];
+  /**
+   * Answers the next requests with `scenario` (validated like a scenario
+   * file; throws a ScenarioError naming what is wrong): all of them, or only
+   * the next `times`. An `x-mock-scenario` header still wins.
+   */
+  use(scenario: ScenarioInput, options?: { times?: number }): void;
+  /** Lines up one-shot answers, in order: each request takes the next turn (before `use` and the selection rules). */
+  enqueue(...turns: TurnInput[]): void;
+  /** Forgets the journal entries and the `use`/`enqueue` controls. */
+  reset(): void;
+}
+
+/**
+ * One test's slice of a shared server: requests that carry its
+ * `x-mock-session` header get its controls, and only they are in its journal
+ * and see its stored responses.
+ */
+export interface MockSession extends MockControls {
+  /** The session id. */
+  readonly id: string;
+  /** The header to send on every request of the session, e.g. as an SDK's `defaultHeaders`. */
+  readonly headers: { "x-mock-session": string };
+}
+
+/** A running mock server. Its controls act on requests without a session; `requests` lists every request. */
+export interface MockServer extends MockControls {
   /** Origin of the server, e.g. `http://127.0.0.1:4010`. */
   readonly url: string;
   /** Base URL of the API, e.g. `http://127.0.0.1:4010/v1` — give it to any OpenAI-style SDK. */
@@ -36,11 +77,15 @@ export interface MockServer {
   readonly port: number;
   /** The underlying Node HTTP server. */
   readonly server: Server;
-  /** Stops listening and closes every open connection. Safe to call more than once. */
+  /** A session of this server (a fresh id unless one is given). */
+  session(id?: string): MockSession;
+  /** Stops listening and closes every open connection, stream and WebSocket. Safe to call more than once. */
   close(): Promise<void>;
   /** `await using mock = await startMockServer()` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+let sessionCounter = 0;
 
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
@@ -49,10 +94,13 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
   const clock = options.timers ?? systemClock;
   const store = new MemoryResponseStore(options.storeLimit);
   const runs = new Runs(store, clock);
-  const app = createApp({
+  const deps: AppDeps = {
     registry,
     store,
     runs,
+    journal: new Journal(options.journalLimit),
+    controls: new SessionControls(),
+    admin: options.admin,
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
@@ -66,8 +114,11 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       heartbeatMs: options.heartbeatMs,
     },
     onError: (err) => console.error("openresponses-mock: internal error:", err),
-  });
+  };
+  const app = createApp(deps);
   const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000 }, app.callback());
+  // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks.
+  const webSockets = attachWebSocket(server, deps);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -90,16 +141,45 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       runs.stopAll();
+      webSockets.close();
       server.close(() => resolve());
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
     }));
+
+  const { journal, controls } = deps;
+  const session = (id = `session-${process.pid}-${++sessionCounter}`): MockSession => {
+    sessionOf(id); // the same rule as the header
+    return {
+      id,
+      headers: { "x-mock-session": id },
+      get requests() {
+        return journal.list(id);
+      },
+      use: (scenario, opts) => void controls.use(id, scenario, opts?.times),
+      enqueue: (...turns) => void controls.enqueue(id, turns),
+      reset: () => {
+        journal.clear(id);
+        controls.reset(id);
+      },
+    };
+  };
 
   return {
     url,
     baseURL: `${url}/v1`,
     port: address.port,
     server,
+    get requests() {
+      return journal.list();
+    },
+    use: (scenario, opts) => void controls.use(null, scenario, opts?.times),
+    enqueue: (...turns) => void controls.enqueue(null, turns),
+    reset: () => {
+      journal.clear();
+      controls.reset();
+    },
+    session,
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -87,6 +87,8 @@ interface ServeArgs extends ScenarioArgs {
   "jitter-ms"?: number;
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
+  "store-limit"?: number;
+  admin: boolean;
 }
 
 async function serve(argv: ServeArgs): Promise<void> {
@@ -103,6 +105,8 @@ async function serve(argv: ServeArgs): Promise<void> {
       jitterMs: argv["jitter-ms"],
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
+      storeLimit: argv["store-limit"],
+      admin: argv.admin,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
@@ -211,7 +215,9 @@ await yargs(hideBin(process.argv))
           .option("chunk-ms", { type: "number", describe: "Pause between streamed events, in ms (default 0)" })
           .option("jitter-ms", { type: "number", describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
           .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
-          .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" }),
+          .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+          .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" }),
       ),
     (argv) => serve(argv),
   )

@@ -21,6 +21,8 @@ export interface AnswerInput {
   createdAt: number;
   /** The conversation, when it is more than the request's input (previous_response_id). */
   items?: ItemParam[];
+  /** A queued answer or `use()` scenario of the request's session (the header still wins). */
+  forced?: { scenario: Scenario; reason: SelectionReason };
 }
 
 export interface Answer {
@@ -39,7 +41,7 @@ export function answerRequest(input: AnswerInput): Answer {
   const { request } = input;
   const seed = requestSeed(input.seed, request);
   const items = input.items ?? inputItems(request.input);
-  const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined);
+  const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
   const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: input.createdAt });
   // Background responses start queued (a response.queued event when streamed).
   if (request.background) plan.options.queued = true;

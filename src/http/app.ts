@@ -8,6 +8,9 @@ import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { ResponseStore } from "../store/response-store.js";
+import type { Journal, JournalEntry } from "../journal/journal.js";
+import type { SessionControls } from "../session/controls.js";
+import { adminRouter } from "./admin.js";
 import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
@@ -22,6 +25,12 @@ export interface AppDeps {
   store: ResponseStore;
   /** Background runs in progress. */
   runs: Runs;
+  /** Every request received, for tests to assert on. */
+  journal: Journal;
+  /** Per-session `use()` and `enqueue()` controls. */
+  controls: SessionControls;
+  /** Serve the `/__mock/` admin routes (journal and controls). */
+  admin: boolean;
   seed: number;
   apiKey?: string;
   bodyLimit: number;
@@ -59,6 +68,32 @@ function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
   };
 }
 
+/** Puts each request into the journal (admin routes aside) and records how it ended. */
+function journalMiddleware(journal: Journal, now: () => number): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path.startsWith("/__mock/")) return next();
+    const entry = journal.open({
+      at: now(),
+      session: ctx.get("x-mock-session") || null,
+      method: ctx.method,
+      path: ctx.path,
+      query: { ...(ctx.query as Record<string, string | string[]>) },
+      headers: ctx.headers as Record<string, string | string[]>,
+    });
+    ctx.state.journal = entry;
+    try {
+      await next();
+      entry.status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+    } catch (err) {
+      entry.status = err instanceof ApiError ? err.status : 500;
+      throw err;
+    }
+  };
+}
+
+/** The journal entry of the request being handled. */
+export const journalEntry = (ctx: Koa.Context): JournalEntry | undefined => ctx.state.journal as JournalEntry | undefined;
+
 /** Anything no route answered (and no handler took over) is a 404 error object. */
 const notFound: Koa.Middleware = async (ctx, next) => {
   await next();
@@ -76,6 +111,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware(deps.onError));
+  app.use(journalMiddleware(deps.journal, () => deps.wallClock.now()));
   app.use(notFound);
 
   const router = new Router();
@@ -100,7 +136,9 @@ export function createApp(deps: AppDeps): Koa {
   v1.post("/responses/:id/cancel", stored.cancel);
   v1.get("/responses/:id/input_items", stored.inputItems);
 
-  for (const r of [router, v1]) {
+  const routers = [router, v1];
+  if (deps.admin) routers.push(adminRouter(deps, check));
+  for (const r of routers) {
     app.use(r.routes());
     app.use(
       r.allowedMethods({

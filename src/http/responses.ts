@@ -9,14 +9,15 @@ import { createRng, expandCompactions } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
-import type { StoredResponse } from "../store/response-store.js";
+import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
-import type { AppDeps } from "./app.js";
+import { journalEntry, type AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
 import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
 import { followRun } from "./stored-routes.js";
+import { sessionOfContext, sessionStore } from "./session.js";
 import { sseSink } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
@@ -29,9 +30,14 @@ export function disconnectSignal(ctx: Context): AbortSignal {
   return controller.signal;
 }
 
-/** Reads the request body and checks it is a JSON object. */
+/** Reads the request body (into the journal too) and checks it is a JSON object. */
 export async function readObjectBody(ctx: Context, deps: AppDeps): Promise<Record<string, unknown>> {
-  const { json } = await readJsonBody(ctx.req, deps.bodyLimit);
+  const { raw, json } = await readJsonBody(ctx.req, deps.bodyLimit);
+  const entry = journalEntry(ctx);
+  if (entry) {
+    entry.rawBody = raw;
+    entry.body = json;
+  }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
   }
@@ -42,7 +48,7 @@ export async function readObjectBody(ctx: Context, deps: AppDeps): Promise<Recor
 export function conversationOf(
   deps: AppDeps,
   request: { input?: CreateResponseBody["input"] | null; previous_response_id?: string | null },
-  lookup = deps.store,
+  lookup: Pick<ResponseStore, "get"> = deps.store,
 ): ItemParam[] {
   const prior = request.previous_response_id ? priorItems(lookup, request.previous_response_id) : [];
   return expandCompactions([...prior, ...(request.input == null ? [] : inputItems(request.input))]);
@@ -55,10 +61,15 @@ export function scheduleOf(ctx: Context | undefined, deps: AppDeps, answer: Answ
   return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: answer.pauses, faults });
 }
 
-/** What the store keeps of an answer (nothing unless `store` is on). */
-export function storedRecord(request: CreateResponseBody, answer: Answer, response = answer.events.length ? foldEvents(answer.events) : undefined): StoredResponse | undefined {
+/** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */
+export function storedRecord(
+  request: CreateResponseBody,
+  answer: Answer,
+  session: string | null = null,
+  response = answer.events.length ? foldEvents(answer.events) : undefined,
+): StoredResponse | undefined {
   if (request.store === false || !response) return undefined;
-  return { response, input: withItemIds(inputItems(request.input), response.id), events: answer.events };
+  return { response, input: withItemIds(inputItems(request.input), response.id), events: answer.events, session };
 }
 
 export function createResponseHandler(deps: AppDeps) {
@@ -71,23 +82,34 @@ export function createResponseHandler(deps: AppDeps) {
     if (request.background && request.store === false) {
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
     }
-    const items = conversationOf(deps, request);
+    const session = sessionOfContext(ctx);
+    const items = conversationOf(deps, request, sessionStore(deps.store, session));
+    const header = ctx.get("x-mock-scenario") || undefined;
     const answer = answerRequest({
       registry: deps.registry,
       request,
       items,
       seed,
-      scenario: ctx.get("x-mock-scenario"),
+      scenario: header,
+      // A queued answer or use() of the session applies unless the header names a scenario.
+      forced: header ? undefined : deps.controls.take(session),
       createdAt: Math.floor(deps.wallClock.now() / 1000),
     });
     const { events, scenario } = answer;
     ctx.set("x-mock-scenario", scenario.name);
+    const entry = journalEntry(ctx);
+    if (entry) {
+      entry.scenario = scenario.name;
+      entry.reason = answer.reason;
+      entry.responseId = answer.plan.base.id;
+      entry.streamed = request.stream === true;
+    }
     const schedule = scheduleOf(ctx, deps, answer);
     const headers = { "x-mock-scenario": scenario.name };
 
     if (request.background) {
       const first = events[0] as { response?: StoredResponse["response"] };
-      const record = storedRecord(request, answer, first.response)!;
+      const record = storedRecord(request, answer, session, first.response)!;
       deps.store.put(record);
       const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
       if (request.stream) return followRun(ctx, run, -1, headers);
@@ -97,7 +119,7 @@ export function createResponseHandler(deps: AppDeps) {
       return;
     }
 
-    const record = storedRecord(request, answer);
+    const record = storedRecord(request, answer, session);
     if (record) deps.store.put(record);
     const signal = disconnectSignal(ctx);
     // The schedule counts from here: once the answer is ready, its times are kept exactly.

@@ -12,14 +12,16 @@ import { asListedItem, withItemIds } from "../store/conversation.js";
 import type { AppDeps } from "./app.js";
 import { conversationOf, readObjectBody } from "./responses.js";
 import type { Run } from "./runs.js";
+import { sessionOfContext, sessionStore } from "./session.js";
 import { DONE_FRAME, SSE_HEADERS, sseFrame, writeFrame } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
 const notFound = (id: string) =>
   new ApiError({ status: 404, type: "not_found", code: "not_found", param: "response_id", message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).` });
 
-function stored(deps: AppDeps, id: string) {
-  const record = deps.store.get(id);
+/** A stored response, as the request's session sees it; 404 otherwise. */
+function stored(ctx: Context, deps: AppDeps, id: string) {
+  const record = sessionStore(deps.store, sessionOfContext(ctx)).get(id);
   if (!record) throw notFound(id);
   return record;
 }
@@ -100,7 +102,7 @@ export function storedRoutes(deps: AppDeps) {
   return {
     async retrieve(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(deps, id);
+      const record = stored(ctx, deps, id);
       const run = deps.runs.get(id);
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
@@ -111,7 +113,7 @@ export function storedRoutes(deps: AppDeps) {
 
     remove(ctx: Context) {
       const id = ctx.params.id as string;
-      stored(deps, id);
+      stored(ctx, deps, id);
       deps.runs.get(id)?.cancel();
       deps.store.delete(id);
       json(ctx, { id, object: "response.deleted", deleted: true });
@@ -119,7 +121,7 @@ export function storedRoutes(deps: AppDeps) {
 
     cancel(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(deps, id);
+      const record = stored(ctx, deps, id);
       if (!record.response.background) {
         throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_request", param: "response_id", message: `Response '${id}' was not created with background: true; only background responses can be cancelled.` });
       }
@@ -129,7 +131,7 @@ export function storedRoutes(deps: AppDeps) {
 
     inputItems(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(deps, id);
+      const record = stored(ctx, deps, id);
       const limit = queryInt(ctx, "limit", 1, 100, 20);
       const order = ctx.query.order ?? "desc";
       if (order !== "asc" && order !== "desc") {
@@ -149,7 +151,7 @@ export function storedRoutes(deps: AppDeps) {
 
     async inputTokens(ctx: Context) {
       const request = parseOrThrow(InputTokensBody, await readObjectBody(ctx, deps));
-      const items = conversationOf(deps, request);
+      const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
@@ -157,7 +159,7 @@ export function storedRoutes(deps: AppDeps) {
       const body = parseOrThrow(CompactBody, await readObjectBody(ctx, deps));
       const seed = requestSeed(deps.seed, body);
       const id = newId(createRng(seed), "resp", 32);
-      const items = withItemIds(conversationOf(deps, body), id);
+      const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, sessionOfContext(ctx))), id);
       json(ctx, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
     },
   };

@@ -24,8 +24,8 @@ export interface ScenarioRegistry {
   readonly defaultScenario: Scenario;
 }
 
-/** Why a scenario was chosen. */
-export type SelectionReason = "header" | "model" | "match" | "default";
+/** Why a scenario was chosen: the header, a queued answer, a `use()`, the model name, a match rule, the default. */
+export type SelectionReason = "header" | "queue" | "use" | "model" | "match" | "default";
 
 export interface Selection {
   scenario: Scenario;
@@ -63,8 +63,18 @@ export function matches(rules: MatchRules, request: CreateResponseBody, items: r
   return true;
 }
 
-/** Chooses the scenario for a request. `header` is the x-mock-scenario value, if any. */
-export function selectScenario(registry: ScenarioRegistry, request: CreateResponseBody, items: readonly ItemParam[], header?: string): Selection {
+/**
+ * Chooses the scenario for a request. `header` is the x-mock-scenario value,
+ * if any; `forced` a queued answer or a `use()` of the request's session,
+ * which come right after the header.
+ */
+export function selectScenario(
+  registry: ScenarioRegistry,
+  request: CreateResponseBody,
+  items: readonly ItemParam[],
+  header?: string,
+  forced?: Selection,
+): Selection {
   if (header !== undefined && header !== "") {
     const named = registry.byName.get(header);
     if (!named) {
@@ -78,6 +88,7 @@ export function selectScenario(registry: ScenarioRegistry, request: CreateRespon
     }
     return { scenario: named, reason: "header" };
   }
+  if (forced) return forced;
   const byModel = registry.byName.get(request.model);
   if (byModel) return { scenario: byModel, reason: "model" };
   for (const scenario of registry.scenarios) {

@@ -13,6 +13,8 @@ export interface StoredResponse {
   input: ItemParam[];
   /** The events it was (or is being) streamed as. */
   events: StreamEvent[];
+  /** The `x-mock-session` it was created in (only that session sees it), or null. */
+  session?: string | null;
 }
 
 export interface ResponseStore {

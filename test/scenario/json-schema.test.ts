@@ -28,3 +28,11 @@ describe("README", () => {
     for (const name of names) expect(readme, name).toContain(`| \`${name}\` |`);
   });
 });
+
+describe("README's test example", () => {
+  it("is test/readme-example.test.ts, which runs in CI", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const example = readFileSync(new URL("../readme-example.test.ts", import.meta.url), "utf8").split("\n").slice(1).join("\n").trim();
+    expect(readme).toContain("```ts\n" + example + "\n```");
+  });
+});

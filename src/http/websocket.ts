@@ -1,0 +1,348 @@
+/**
+ * WebSocket mode on `/v1/responses` (DIGEST §6). The client sends one
+ * `{ "type": "response.create", ...CreateResponseBody }` text message per
+ * turn; the server answers with the same events as SSE, each as its own JSON
+ * text frame, through the same pipeline (answer, schedule, pacer). Failures
+ * are `WebSocketErrorEvent`s and leave the connection open. Turns on one
+ * connection run in order; each connection keeps a cache of the responses it
+ * produced, so `store: false` responses can be continued on it.
+ */
+import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Context } from "koa";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
+import { answerRequest } from "../emit/index.js";
+import { ApiError, CreateResponseBody } from "../spec/index.js";
+import type { ResponseStore, StoredResponse } from "../store/response-store.js";
+import { playSchedule, type PaceSink } from "../timing/pacer.js";
+import type { AppDeps } from "./app.js";
+import { bearerChecker } from "./auth.js";
+import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
+import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
+import { sessionOf, sessionStore } from "./session.js";
+import { parseOrThrow } from "./validate.js";
+
+/** The only path that accepts a WebSocket upgrade. */
+export const WEBSOCKET_PATH = "/v1/responses";
+
+/** Request fields a `response.create` message must not carry (`x-openresponses-disallowed`). */
+const DISALLOWED = ["stream", "stream_options", "background"] as const;
+
+/** Responses one connection remembers for `previous_response_id`; the oldest go first. */
+export const CONNECTION_CACHE_LIMIT = 1000;
+
+/** Above this many buffered bytes, an event waits until the socket has taken it. */
+const HIGH_WATER_BYTES = 1 << 20;
+
+/** The error message of WebSocket mode: `{ type: "error", status, error: { type, code, message, param } }`. */
+export interface WebSocketErrorEvent {
+  type: "error";
+  status: number;
+  error: { type: string; code: string; message: string; param: string | null; headers?: Record<string, string> };
+}
+
+/** An ApiError as a WebSocketErrorEvent (the schema requires a string `code`: the type stands in for a null one). */
+export function webSocketErrorEvent(error: ApiError): WebSocketErrorEvent {
+  const payload: WebSocketErrorEvent["error"] = { type: error.type, code: error.code ?? error.type, message: error.message, param: error.param };
+  if (Object.keys(error.headers).length > 0) payload.headers = { ...error.headers };
+  return { type: "error", status: error.status, error: payload };
+}
+
+const invalidMessage = (code: string, param: string | null, message: string) => new ApiError({ status: 400, type: "invalid_request", code, param, message });
+
+/** Parses one client message into a validated request, or throws the 400 that describes the problem. */
+export function parseCreateMessage(data: RawData | string, isBinary = false): CreateResponseBody {
+  let text: string;
+  try {
+    text = typeof data === "string" ? data : new TextDecoder("utf-8", { fatal: true }).decode(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
+  } catch {
+    throw invalidMessage("invalid_json", null, "The message is not valid UTF-8. Send each response.create event as a JSON text message.");
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw invalidMessage("invalid_json", null, `The message is not valid JSON (${(err as Error).message}). Send {"type":"response.create", ...request body} as a text message${isBinary ? " (not a binary one)" : ""}.`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw invalidMessage("invalid_type", null, `The message must be a JSON object {"type":"response.create", ...request body}, got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}.`);
+  }
+  const { type, ...body } = json as Record<string, unknown>;
+  if (type === undefined) throw invalidMessage("missing_required_parameter", "type", "Missing required parameter: 'type'. Each message is {\"type\":\"response.create\", ...request body}.");
+  if (type !== "response.create") {
+    throw invalidMessage("invalid_value", "type", `Invalid value for 'type': expected 'response.create', got ${JSON.stringify(type)?.slice(0, 60)}. It is the only client event of WebSocket mode.`);
+  }
+  for (const field of DISALLOWED) {
+    if (field in body) {
+      throw invalidMessage("unsupported_parameter", field, `'${field}' must not be sent over WebSocket: every turn is streamed as events on the socket. Leave the field out.`);
+    }
+  }
+  return parseOrThrow(CreateResponseBody, body);
+}
+
+/** The `x-mock-*` control headers read from an upgrade request (they only ever call `get`). */
+function upgradeHeaders(req: IncomingMessage): Context {
+  const get = (field: string): string => {
+    const value = req.headers[field.toLowerCase()];
+    return Array.isArray(value) ? value.join(", ") : (value ?? "");
+  };
+  return { get } as unknown as Context;
+}
+
+/** What the upgrade request fixes for every turn of its connection. */
+interface ConnectionSettings {
+  seed: number;
+  scenario: string | undefined;
+  /** The `x-mock-session` of the upgrade request: its store view and its use()/enqueue() controls. */
+  session: string | null;
+  headers: Context;
+}
+
+/** Checks the upgrade request (auth, then control headers); throws the ApiError it is refused with. */
+function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: string | undefined) => void) | undefined): ConnectionSettings {
+  if (check) {
+    const raw = req.headers.authorization?.trim();
+    // The compliance tester may send the bare key; a value without the Bearer scheme is taken as the key.
+    check(raw && !/^Bearer\s/i.test(raw) ? `Bearer ${raw}` : raw);
+  }
+  const headers = upgradeHeaders(req);
+  const seed = seedHeader(headers) ?? deps.seed;
+  timingHeaders(headers);
+  faultHeader(headers);
+  const session = sessionOf(headers.get("x-mock-session") || undefined);
+  const scenario = headers.get("x-mock-scenario") || undefined;
+  if (scenario !== undefined && !deps.registry.byName.has(scenario)) {
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "unknown_scenario",
+      param: "x-mock-scenario",
+      message: `Unknown scenario '${scenario.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...deps.registry.byName.keys()].sort().join(", ")}.`,
+    });
+  }
+  return { seed, scenario, session, headers };
+}
+
+/** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
+function refuseUpgrade(socket: Duplex, error: ApiError): void {
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify(error.toBody());
+  const headers: OutgoingHttpHeaders = {
+    ...error.headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  };
+  if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="openresponses-mock"';
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${String(v)}`).join("\r\n");
+  socket.once("finish", () => socket.destroy());
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}\r\n${head}\r\n\r\n${body}`);
+}
+
+/** One open WebSocket: its queue of messages, its response cache, and what stops its turn. */
+class Connection {
+  private readonly cache = new Map<string, StoredResponse>();
+  private readonly queue: { data: RawData; isBinary: boolean }[] = [];
+  private running = false;
+  private closed = false;
+  private readonly controller = new AbortController();
+  /** Looks a response up on this connection first, then in the server's store. */
+  private readonly lookup: Pick<ResponseStore, "get">;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly socket: Duplex,
+    private readonly deps: AppDeps,
+    private readonly settings: ConnectionSettings,
+  ) {
+    const stored = sessionStore(deps.store, settings.session);
+    this.lookup = { get: (id) => this.cache.get(id) ?? stored.get(id) };
+    ws.on("message", (data, isBinary) => {
+      if (this.closed) return;
+      this.queue.push({ data, isBinary });
+      void this.drain();
+    });
+    // 'error' is followed by 'close'; without a listener it would crash the process.
+    ws.on("error", () => undefined);
+    ws.once("close", () => this.shutdown());
+  }
+
+  /** Stops the current turn and drops what is queued; the socket is left to its owner. */
+  shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    this.controller.abort();
+    this.cache.clear();
+  }
+
+  /** Ends the connection at once (server close). */
+  terminate(): void {
+    this.shutdown();
+    this.ws.terminate();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (!this.closed && this.queue.length > 0) {
+        const { data, isBinary } = this.queue.shift()!;
+        await this.turn(data, isBinary);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private send(message: unknown): boolean | Promise<boolean> {
+    const { ws } = this;
+    if (this.closed || ws.readyState !== WebSocket.OPEN) return false;
+    const text = JSON.stringify(message);
+    if (ws.bufferedAmount < HIGH_WATER_BYTES) {
+      ws.send(text);
+      return true;
+    }
+    // A slow reader: wait until this frame is written (or the socket goes).
+    return new Promise<boolean>((resolve) => {
+      const onClose = () => resolve(false);
+      ws.once("close", onClose);
+      ws.send(text, (err) => {
+        ws.off("close", onClose);
+        resolve(!err && !this.closed);
+      });
+    });
+  }
+
+  private sendError(err: unknown): void {
+    let error: ApiError;
+    if (err instanceof ApiError) error = err;
+    else {
+      this.deps.onError?.(err);
+      error = new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
+    }
+    void this.send(webSocketErrorEvent(error));
+  }
+
+  private remember(record: StoredResponse): void {
+    const id = record.response.id;
+    this.cache.delete(id);
+    this.cache.set(id, record);
+    while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
+  /** One `response.create`: validate, answer, remember, stream. */
+  private async turn(data: RawData, isBinary: boolean): Promise<void> {
+    let request: CreateResponseBody;
+    try {
+      request = parseCreateMessage(data, isBinary);
+    } catch (err) {
+      return this.sendError(err);
+    }
+    const { deps, settings } = this;
+    const base = request.previous_response_id ?? undefined;
+    try {
+      const items = conversationOf(deps, request, this.lookup);
+      const answer = answerRequest({
+        registry: deps.registry,
+        request,
+        items,
+        seed: settings.seed,
+        scenario: settings.scenario,
+        // A queued answer or use() of the session applies unless the header names a scenario.
+        forced: settings.scenario ? undefined : deps.controls.take(settings.session),
+        createdAt: Math.floor(deps.wallClock.now() / 1000),
+      });
+      // The record the store would keep, kept on the connection whatever `store` says.
+      const record = storedRecord({ ...request, store: true }, answer, settings.session);
+      const failed = answer.events.some((e) => e.type === "error" || e.type === "response.failed");
+      if (record) {
+        if (request.store !== false) deps.store.put(record);
+        if (!failed) this.remember(record);
+      }
+      // A failed continuation evicts the response it built on.
+      if (failed && base) this.cache.delete(base);
+      const schedule = scheduleOf(settings.headers, deps, answer);
+      const { events } = answer;
+      const sink: PaceSink = {
+        event: (i) => this.send(events[i]),
+        // Heartbeats are WebSocket pings, never a JSON frame.
+        heartbeat: () => {
+          if (this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
+          this.ws.ping();
+          return true;
+        },
+        end: () => undefined,
+        // A drop fault: what was sent goes out, then the connection ends without a close frame.
+        destroy: () => {
+          this.shutdown();
+          const { socket } = this;
+          socket.end();
+          const timer = setTimeout(() => socket.destroy(), 1_000).unref();
+          socket.once("close", () => clearTimeout(timer));
+        },
+      };
+      // The schedule counts from here: once the answer is ready, its times are kept exactly.
+      const start = deps.clock.now();
+      await playSchedule(schedule, sink, { clock: deps.clock, start, signal: this.controller.signal });
+    } catch (err) {
+      if (base) this.cache.delete(base);
+      this.sendError(err);
+    }
+  }
+}
+
+/**
+ * Serves WebSocket mode on `server`'s `upgrade` event for `/v1/responses`
+ * (other paths get a 404). `close()` refuses new upgrades, stops every turn
+ * and terminates every open WebSocket; it is idempotent.
+ */
+export function attachWebSocket(server: Server, deps: AppDeps): { close(): void } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.bodyLimit, perMessageDeflate: false, clientTracking: false });
+  const connections = new Set<Connection>();
+  const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
+  let closed = false;
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    let path: string;
+    try {
+      path = new URL(req.url ?? "/", "http://localhost").pathname;
+    } catch {
+      path = "";
+    }
+    if (path !== WEBSOCKET_PATH) {
+      return refuseUpgrade(
+        socket,
+        new ApiError({ status: 404, type: "not_found", code: "not_found", message: `No WebSocket endpoint at ${(req.url ?? "").slice(0, 80)}. WebSocket mode lives at ${WEBSOCKET_PATH}.` }),
+      );
+    }
+    if (closed) {
+      return refuseUpgrade(socket, new ApiError({ status: 503, type: "server_error", code: "server_closing", message: "The server is shutting down." }));
+    }
+    let settings: ConnectionSettings;
+    try {
+      settings = checkUpgrade(req, deps, check);
+    } catch (err) {
+      if (!(err instanceof ApiError)) deps.onError?.(err);
+      return refuseUpgrade(socket, err instanceof ApiError ? err : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: "Internal error in openresponses-mock." }));
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (closed) return void ws.terminate();
+      const connection = new Connection(ws, socket, deps, settings);
+      connections.add(connection);
+      ws.once("close", () => connections.delete(connection));
+    });
+  };
+  server.on("upgrade", onUpgrade);
+
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const connection of connections) connection.terminate();
+      connections.clear();
+      wss.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** The request journal (what tests assert on). */
+export * from "./journal.js";

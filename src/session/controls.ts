@@ -1,0 +1,84 @@
+/**
+ * Per-test control at run time: `use` sets the scenario that answers the next
+ * requests (or all of them), `enqueue` lines up one-shot answers. Both are kept
+ * per session (`x-mock-session`), so test files sharing one server do not see
+ * each other's controls.
+ */
+import { validateScenario } from "../scenario/parse.js";
+import type { Scenario, ScenarioInput, Turn } from "../scenario/schema.js";
+import { Turn as TurnSchema } from "../scenario/schema.js";
+import { ScenarioError, jsonPath } from "../scenario/parse.js";
+
+/** What a request of a session gets before the usual selection rules apply. */
+export interface Forced {
+  scenario: Scenario;
+  reason: "queue" | "use";
+}
+
+interface SessionState {
+  queue: Scenario[];
+  use?: { scenario: Scenario; remaining: number | null };
+}
+
+const key = (session: string | null | undefined) => session ?? "";
+
+export class SessionControls {
+  private readonly sessions = new Map<string, SessionState>();
+  private queued = 0;
+
+  private state(session: string | null | undefined): SessionState {
+    let s = this.sessions.get(key(session));
+    if (!s) this.sessions.set(key(session), (s = { queue: [] }));
+    return s;
+  }
+
+  /**
+   * Answers the session's next requests with `scenario` (validated like a
+   * file): all of them, or only the next `times`.
+   */
+  use(session: string | null | undefined, scenario: ScenarioInput | Scenario, times?: number, label = "use()"): Scenario {
+    const valid = validateScenario(scenario, label);
+    if (times !== undefined && (!Number.isInteger(times) || times < 1)) throw new RangeError(`times must be a positive integer, got ${times}`);
+    this.state(session).use = { scenario: valid, remaining: times ?? null };
+    return valid;
+  }
+
+  /** Lines up one-shot answers: each request of the session takes the next turn, in order. */
+  enqueue(session: string | null | undefined, turns: readonly unknown[], label = "enqueue()"): number {
+    const parsed: Turn[] = turns.map((t, i) => {
+      const r = TurnSchema.safeParse(t, { reportInput: true });
+      if (!r.success) throw new ScenarioError(r.error.issues.map((issue) => ({ file: label, path: jsonPath([i, ...issue.path]), message: issue.message })));
+      return r.data;
+    });
+    const state = this.state(session);
+    for (const turn of parsed) {
+      state.queue.push({ name: `queued-${++this.queued}`, description: "A one-shot answer from enqueue().", turns: [turn] });
+    }
+    return state.queue.length;
+  }
+
+  /** The forced answer of the session's next request, if any (consumed). */
+  take(session: string | null | undefined): Forced | undefined {
+    const state = this.sessions.get(key(session));
+    if (!state) return undefined;
+    const next = state.queue.shift();
+    if (next) return { scenario: next, reason: "queue" };
+    if (state.use) {
+      const { scenario } = state.use;
+      if (state.use.remaining !== null && --state.use.remaining <= 0) state.use = undefined;
+      return { scenario, reason: "use" };
+    }
+    return undefined;
+  }
+
+  /** Answers still queued for a session. */
+  pending(session: string | null | undefined): number {
+    return this.sessions.get(key(session))?.queue.length ?? 0;
+  }
+
+  /** Clears the controls of one session, or of all when `session` is undefined. */
+  reset(session?: string | null): void {
+    if (session === undefined) this.sessions.clear();
+    else this.sessions.delete(key(session));
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `openresponses-mock/vitest`: one call in a test file starts a mock server
+ * before its tests and closes it after. The core package never imports
+ * vitest; only this subpath does.
+ *
+ * ```ts
+ * const mock = useMockServer();
+ * it("…", async () => { const client = new OpenAI({ baseURL: mock.baseURL, apiKey: "x" }); … });
+ * ```
+ */
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startMockServer, type MockServer, type MockSession } from "./server.js";
+import type { ServerOptionsInput } from "./options.js";
+
+export interface UseMockServerOptions extends ServerOptionsInput {
+  /** Forget the journal and the use()/enqueue() controls after each test (default true). */
+  resetAfterEach?: boolean;
+}
+
+/**
+ * Starts a mock server in `beforeAll` (on a free port unless `port` is given),
+ * closes it in `afterAll`, and resets its journal and controls after each
+ * test. Returns the handle; its members work inside tests and hooks.
+ */
+export function useMockServer(options: UseMockServerOptions = {}): MockServer {
+  const { resetAfterEach = true, ...serverOptions } = options;
+  let current: MockServer | undefined;
+  const live = (): MockServer => {
+    if (!current) throw new Error("useMockServer(): the server starts in beforeAll — use the handle inside tests and hooks, not at the top level of the file.");
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startMockServer({ port: 0, ...serverOptions });
+  });
+  afterEach(() => {
+    if (resetAfterEach) current?.reset();
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get url() {
+      return live().url;
+    },
+    get baseURL() {
+      return live().baseURL;
+    },
+    get port() {
+      return live().port;
+    },
+    get server() {
+      return live().server;
+    },
+    get requests() {
+      return live().requests;
+    },
+    use: (scenario, opts) => live().use(scenario, opts),
+    enqueue: (...turns) => live().enqueue(...turns),
+    reset: () => live().reset(),
+    session: (id?: string): MockSession => live().session(id),
+    close: () => live().close(),
+    [Symbol.asyncDispose]: () => live().close(),
+  };
+}
+
+export type { MockServer, MockSession } from "./server.js";
