@@ -91,16 +91,16 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   const plan: PlanItem[] = [];
   const userText = lastUserText(items);
 
-  // Tool outputs must answer calls that exist in the conversation.
+  // Tool outputs must answer calls that exist in the conversation (the previous_response_id chain included).
   const outputs = trailingToolOutputs(items);
-  if (!request.previous_response_id) {
-    const calls = callsById(items);
-    items.forEach((item, i) => {
-      if (item.type === "function_call_output" && !calls.has(item.call_id)) {
-        throw invalidRequest(`input[${i}].call_id`, `No function call with call_id '${item.call_id}' was found in the conversation. Send the function_call item before its output, or continue with previous_response_id.`, "call_not_found");
-      }
-    });
-  }
+  const calls = callsById(items);
+  const ownStart = items.length - (typeof request.input === "string" ? 1 : request.input.length);
+  items.forEach((item, i) => {
+    if (item.type === "function_call_output" && !calls.has(item.call_id)) {
+      const where = i >= ownStart ? `input[${i - ownStart}].call_id` : "previous_response_id";
+      throw invalidRequest(where, `No function call with call_id '${item.call_id}' was found in the conversation. Send the function_call item before its output, or continue with previous_response_id.`, "call_not_found");
+    }
+  });
 
   const { tools, required } = callableTools(request);
   const callTools = tools.length > 0 && (required || outputs.length === 0);

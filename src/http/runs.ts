@@ -77,6 +77,8 @@ export class Run {
   cancel(): ResponseResource {
     if (this.state === "running") {
       this.abort.abort();
+      // What was never delivered never happened: a replay shows only the delivered events.
+      this.record.events = [...this.delivered];
       const current = this.record.response;
       this.record.response = {
         ...current,
