@@ -1,18 +1,31 @@
 // Shared helpers of the benchmark scripts: start the CLI server in its own process, stats.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
 /** Starts `openresponses-mock serve --port 0 ...args` and resolves with its base URL and a stop(). */
 export function startServerProcess(args = []) {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  return startProcess([BIN, "serve", "--port", "0", ...args]);
+}
+
+/** Starts `node ...argv`, waits for its "listening on URL" line, resolves with { baseURL, pid, stop }. */
+const children = new Set();
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
+export function startProcess(argv) {
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
       const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ baseURL: m[1], child, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
+      if (m) resolve({ baseURL: m[1], child, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
     });
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
@@ -30,3 +43,10 @@ export function summary(values) {
 }
 
 export const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+
+/** Resident memory of a process, in MB (Linux /proc). */
+export function rssMB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}

@@ -1,14 +1,15 @@
 /**
- * One request's answer, from a validated request to its events: pick the
- * seed, select the scenario, plan, emit. Pure. The HTTP handler, the
- * WebSocket handler and `play` all answer through it, so they cannot differ.
+ * One request's answer, from a validated request: pick the seed, select the
+ * scenario, plan — then emit either the whole stream or only the final
+ * response. Pure. The HTTP handler, the WebSocket handler and `play` all
+ * answer through it, so they cannot differ.
  */
 import { createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
-import type { CreateResponseBody, ItemParam, StreamEvent } from "../spec/index.js";
-import { emitStream } from "./emit-events.js";
+import type { CreateResponseBody, ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
+import { emitFinal, emitStream } from "./emit-events.js";
 
 export interface AnswerInput {
   registry: ScenarioRegistry;
@@ -25,19 +26,24 @@ export interface AnswerInput {
   forced?: { scenario: Scenario; reason: SelectionReason };
 }
 
-export interface Answer {
+export interface PlannedAnswer {
   scenario: Scenario;
   reason: SelectionReason;
   plan: Plan;
-  events: StreamEvent[];
-  /** Per-step pauses, by event index, for the timing schedule. */
-  pauses: ReadonlyMap<number, number>;
   /** The seed string the answer was drawn from; the timing rng derives from it. */
   seed: string;
 }
 
-/** Answers a validated request. Throws the ApiError of an unknown scenario or an `http_error` turn. */
-export function answerRequest(input: AnswerInput): Answer {
+export interface Answer extends PlannedAnswer {
+  events: StreamEvent[];
+  /** Per-step pauses, by event index, for the timing schedule. */
+  pauses: ReadonlyMap<number, number>;
+  /** The final response (the terminal event's). */
+  response: ResponseResource;
+}
+
+/** Selects and plans the answer to a validated request. Throws the ApiError of an unknown scenario or an `http_error` turn. */
+export function planRequest(input: AnswerInput): PlannedAnswer {
   const { request } = input;
   const seed = requestSeed(input.seed, request);
   const items = input.items ?? inputItems(request.input);
@@ -45,6 +51,21 @@ export function answerRequest(input: AnswerInput): Answer {
   const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: input.createdAt });
   // Background responses start queued (a response.queued event when streamed).
   if (request.background) plan.options.queued = true;
-  const { events, pauses } = emitStream(plan);
-  return { scenario, reason, plan, events, pauses, seed };
+  return { scenario, reason, plan, seed };
+}
+
+/** The planned answer with its whole stream of events. */
+export function withEvents(planned: PlannedAnswer): Answer {
+  const { events, pauses, response } = emitStream(planned.plan);
+  return { ...planned, events, pauses, response };
+}
+
+/** The planned answer's final response only, with no events built (a non-streamed answer with no timing). */
+export function finalOnly(planned: PlannedAnswer): Answer {
+  return { ...planned, events: [], pauses: new Map(), response: emitFinal(planned.plan) };
+}
+
+/** Answers a validated request with its whole stream. */
+export function answerRequest(input: AnswerInput): Answer {
+  return withEvents(planRequest(input));
 }

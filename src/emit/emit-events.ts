@@ -14,6 +14,15 @@ import type {
   StreamEvent,
 } from "../spec/index.js";
 
+/** A copy of a plain JSON value (much cheaper than structuredClone for small objects). */
+export function copyJson<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = copyJson((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
 /** Thrown inside the emitter when the planned failure point is reached. */
 class FailurePoint {}
 
@@ -42,6 +51,8 @@ function logprobsOf(delta: string, top: number, salt: string): LogProb[] {
 
 class Emitter {
   readonly events: StreamEvent[] = [];
+  /** Events emitted so far (counted even when they are not collected). */
+  count = 0;
   /** Extra pauses before events, by event index (from per-step delays). */
   readonly pauses = new Map<number, number>();
   /** Output items as emitted so far; the terminal snapshot's `output`. */
@@ -51,15 +62,28 @@ class Emitter {
   cutByBudget = false;
   private readonly failAt: number | undefined;
 
-  constructor(private readonly plan: Plan) {
+  /**
+   * @param collect keep the events (a stream); without it only the final
+   * response is built, with no per-event allocation (a non-streamed answer).
+   */
+  constructor(
+    private readonly plan: Plan,
+    readonly collect = true,
+  ) {
     const o = plan.outcome;
     this.failAt = o.kind === "failed" && o.afterEvents !== undefined ? Math.max(o.afterEvents, plan.options.queued ? 3 : 2) : undefined;
   }
 
   /** Appends an event with the next sequence number, or stops at the failure point. */
   push<T extends Record<string, unknown>>(type: string, fields: T): void {
-    if (this.failAt !== undefined && this.events.length >= this.failAt) throw new FailurePoint();
-    this.events.push({ type, sequence_number: this.events.length, ...fields } as unknown as StreamEvent);
+    if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
+    if (this.collect) this.events.push({ type, sequence_number: this.count, ...fields } as unknown as StreamEvent);
+    this.count++;
+  }
+
+  /** A copy for an event's payload (the live object changes later); nothing to copy when not collecting. */
+  snap<T>(value: T): T {
+    return this.collect ? copyJson(value) : value;
   }
 
   /** Spends tokens of the budget; returns the part of `chunk` that fits. */
@@ -79,10 +103,10 @@ class Emitter {
     return { text, cut: true };
   }
 
-  private obfuscation(delta: string): Record<string, string> {
-    if (!this.plan.options.obfuscation) return {};
+  private obfuscation(delta: string): Record<string, string> | undefined {
+    if (!this.plan.options.obfuscation || !this.collect) return undefined;
     const len = Math.max(2, 16 - (delta.length % 16));
-    return { obfuscation: hashString(`${this.plan.base.id}:${this.events.length}`, len) };
+    return { obfuscation: hashString(`${this.plan.base.id}:${this.count}`, len) };
   }
 
   snapshot(overrides: Partial<ResponseResource>): ResponseResource {
@@ -94,7 +118,7 @@ class Emitter {
   message(step: PlanMessage, outputIndex: number, lastItem: boolean): void {
     const item: OutputItem = { type: "message", id: step.id, status: "in_progress", role: "assistant", content: [] };
     if (step.phase) (item as { phase?: string }).phase = step.phase;
-    this.push("response.output_item.added", { output_index: outputIndex, item: structuredClone(item) });
+    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
     const logprobTop = this.plan.options.logprobs;
@@ -105,7 +129,7 @@ class Emitter {
       if (spec.type === "output_text") {
         const part: { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] } = { type: "output_text", text: "", annotations: [] };
         if (logprobTop !== null) part.logprobs = [];
-        this.push("response.content_part.added", { ...where, part: structuredClone(part) });
+        this.push("response.content_part.added", { ...where, part: this.snap(part) });
         item.content.push(part);
         for (const chunk of spec.chunks) {
           const spent = this.spend(chunk, false);
@@ -124,7 +148,7 @@ class Emitter {
           }
         }
         this.push("response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
-        this.push("response.content_part.done", { ...where, part: structuredClone(part) });
+        this.push("response.content_part.done", { ...where, part: this.snap(part) });
       } else {
         const part = { type: "refusal" as const, refusal: "" };
         this.push("response.content_part.added", { ...where, part: { ...part } });
@@ -143,7 +167,7 @@ class Emitter {
     }
     // The live item changes only once output_item.done is out: a failure on that event leaves it in progress.
     const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
-    this.push("response.output_item.done", { output_index: outputIndex, item: { ...structuredClone(item), status } });
+    this.push("response.output_item.done", { output_index: outputIndex, item: { ...this.snap(item), status } });
     item.status = status;
     if (cut) throw new BudgetExhausted();
   }
@@ -176,7 +200,7 @@ class Emitter {
       summary: [],
     };
     if (step.content) item.content = [];
-    this.push("response.output_item.added", { output_index: outputIndex, item: structuredClone(item) });
+    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
     let cut = false;
@@ -212,7 +236,7 @@ class Emitter {
       this.push("response.reasoning.done", { ...where, text: part.text });
       this.push("response.content_part.done", { ...where, part: { ...part } });
     }
-    const final = structuredClone(item);
+    const final = this.snap(item);
     if (step.encrypted_content !== undefined && !cut) final.encrypted_content = step.encrypted_content;
     this.push("response.output_item.done", { output_index: outputIndex, item: final });
     if (final.encrypted_content !== undefined) item.encrypted_content = final.encrypted_content;
@@ -222,17 +246,17 @@ class Emitter {
   vendorItem(step: PlanVendorItem, outputIndex: number, lastItem: boolean): void {
     const { status, ...rest } = step.item;
     const added = { ...rest, status: "in_progress" };
-    this.push("response.output_item.added", { output_index: outputIndex, item: structuredClone(added) });
+    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(added) });
     const done = { ...rest, status: lastItem && this.plan.outcome.kind === "incomplete" ? "incomplete" : (status ?? "completed") };
     this.output.push(added as unknown as OutputItem);
-    this.push("response.output_item.done", { output_index: outputIndex, item: structuredClone(done) });
+    this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
     this.output[outputIndex] = done as unknown as OutputItem;
   }
 
   items(items: PlanItem[]): void {
     const lastOutput = items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
     items.forEach((step, i) => {
-      if (step.delayMs) this.pauses.set(this.events.length, (this.pauses.get(this.events.length) ?? 0) + step.delayMs);
+      if (step.delayMs) this.pauses.set(this.count, (this.pauses.get(this.count) ?? 0) + step.delayMs);
       const outputIndex = this.output.length;
       const last = i === lastOutput;
       switch (step.kind) {
@@ -267,16 +291,18 @@ class Emitter {
 /** Closes items cut off by a failure: what was open ends `incomplete`. */
 function closeOpenItems(output: OutputItem[]): OutputItem[] {
   return output.map((item) => {
-    const copy = structuredClone(item) as OutputItem & { status?: string };
+    const copy = copyJson(item) as OutputItem & { status?: string };
     if (copy.status === "in_progress") copy.status = "incomplete";
     return copy;
   });
 }
 
-/** A plan's events, and the extra pauses its steps ask for before some of them. */
+/** A plan's events, the extra pauses its steps ask for before some of them, and the final response. */
 export interface EmittedStream {
   events: StreamEvent[];
   pauses: ReadonlyMap<number, number>;
+  /** The response as the terminal event carries it (what the fold of `events` gives). */
+  response: ResponseResource;
 }
 
 /** Turns a plan into its complete, ordered list of streaming events. */
@@ -284,18 +310,28 @@ export function emitEvents(plan: Plan): StreamEvent[] {
   return emitStream(plan).events;
 }
 
-/** Like emitEvents, with the per-step pauses for the timing schedule. */
+/** Like emitEvents, with the per-step pauses for the timing schedule and the final response. */
 export function emitStream(plan: Plan): EmittedStream {
   const e = new Emitter(plan);
-  const events = play(e, plan);
-  return { events, pauses: e.pauses };
+  const response = play(e, plan);
+  return { events: e.events, pauses: e.pauses, response };
 }
 
-function play(e: Emitter, plan: Plan): StreamEvent[] {
-  const starting = plan.options.queued ? "queued" : "in_progress";
-  e.push("response.created", { response: e.snapshot({ status: starting }) });
-  if (plan.options.queued) e.push("response.queued", { response: e.snapshot({ status: "queued" }) });
-  e.push("response.in_progress", { response: e.snapshot({ status: "in_progress" }) });
+/**
+ * Only the final response of a plan — the same object the terminal event
+ * would carry — without building the events (for non-streamed answers).
+ */
+export function emitFinal(plan: Plan): ResponseResource {
+  return play(new Emitter(plan, false), plan);
+}
+
+/** Plays a plan into an emitter; returns the terminal response. */
+function play(e: Emitter, plan: Plan): ResponseResource {
+  const lifecycle = (type: string, status: ResponseResource["status"]) =>
+    e.push(type, e.collect ? { response: e.snapshot({ status }) } : {});
+  lifecycle("response.created", plan.options.queued ? "queued" : "in_progress");
+  if (plan.options.queued) lifecycle("response.queued", "queued");
+  lifecycle("response.in_progress", "in_progress");
 
   const outcome = plan.outcome;
   let stoppedBy: "failure" | "budget" | null = null;
@@ -307,34 +343,26 @@ function play(e: Emitter, plan: Plan): StreamEvent[] {
     else throw stop;
   }
 
+  /** The terminal event, always emitted (past any failure point). */
+  const terminal = (type: string, response: ResponseResource) => {
+    if (e.collect) e.events.push({ type, sequence_number: e.count, response } as StreamEvent);
+    e.count++;
+    return response;
+  };
+
   // A budget that runs out before the planned failure point pre-empts it.
   if (outcome.kind === "failed" && stoppedBy !== "budget") {
     const error: ErrorPayload = { ...outcome.error };
-    e.events.push({ type: "error", sequence_number: e.events.length, error } as StreamEvent);
-    e.events.push({
-      type: "response.failed",
-      sequence_number: e.events.length,
-      response: e.snapshot({
-        status: "failed",
-        output: closeOpenItems(e.output),
-        error: { code: error.code ?? error.type, message: error.message },
-      }),
-    } as StreamEvent);
-    return e.events;
+    if (e.collect) e.events.push({ type: "error", sequence_number: e.count, error } as StreamEvent);
+    e.count++;
+    return terminal(
+      "response.failed",
+      e.snapshot({ status: "failed", output: closeOpenItems(e.output), error: { code: error.code ?? error.type, message: error.message } }),
+    );
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {
     const reason = stoppedBy === "budget" ? "max_output_tokens" : (outcome as { reason: string }).reason;
-    e.events.push({
-      type: "response.incomplete",
-      sequence_number: e.events.length,
-      response: e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage() }),
-    } as StreamEvent);
-    return e.events;
+    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage() }));
   }
-  e.events.push({
-    type: "response.completed",
-    sequence_number: e.events.length,
-    response: e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage() }),
-  } as StreamEvent);
-  return e.events;
+  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage() }));
 }

@@ -6,6 +6,7 @@
  * The non-streaming body is the fold of the events we would have streamed.
  */
 import { isVendorType } from "../spec/common.js";
+import { copyJson } from "./emit-events.js";
 import type { OutputItem, ResponseResource, StandardStreamEvent, StreamEvent } from "../spec/index.js";
 
 export class FoldError extends Error {
@@ -18,7 +19,7 @@ export class FoldError extends Error {
 type AnyItem = Record<string, unknown> & { type: string; id?: string; status?: string };
 type TextPart = { type: string; text?: string; refusal?: string; annotations?: unknown[]; logprobs?: unknown[] };
 
-const clone = <T>(v: T): T => structuredClone(v);
+const clone = <T>(v: T): T => copyJson(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export interface FoldOptions {

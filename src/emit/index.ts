@@ -1,4 +1,4 @@
 /** The pure engine: plan → events, and events → response (the fold). */
-export { emitEvents, emitStream, type EmittedStream } from "./emit-events.js";
+export { emitEvents, emitStream, emitFinal, copyJson, type EmittedStream } from "./emit-events.js";
 export { foldEvents, FoldError } from "./fold.js";
-export { answerRequest, type Answer, type AnswerInput } from "./answer.js";
+export { answerRequest, planRequest, withEvents, finalOnly, type Answer, type AnswerInput, type PlannedAnswer } from "./answer.js";

@@ -4,7 +4,7 @@
  * body once the answer's time is up, or a background run.
  */
 import type { Context } from "koa";
-import { answerRequest, foldEvents, type Answer } from "../emit/index.js";
+import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
 import { createRng, expandCompactions } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
@@ -54,22 +54,24 @@ export function conversationOf(
   return expandCompactions([...prior, ...(request.input == null ? [] : inputItems(request.input))]);
 }
 
-/** The timing schedule of an answer: server < scenario < turn < request headers. */
-export function scheduleOf(ctx: Context | undefined, deps: AppDeps, answer: Answer): Schedule {
-  const profile = mergeProfiles(deps.timing, answer.plan.timing, ctx ? timingHeaders(ctx) : undefined);
-  const faults = mergeFaults(answer.plan.fault, ctx ? faultHeader(ctx) : undefined);
+/** The timing profile and faults of an answer: server < scenario < turn < request headers. */
+export function timingOf(ctx: Pick<Context, "get"> | undefined, deps: AppDeps, answer: Pick<Answer, "plan">) {
+  const profile = mergeProfiles(deps.timing, answer.plan.timing, ctx ? timingHeaders(ctx as Context) : undefined);
+  const faults = mergeFaults(answer.plan.fault, ctx ? faultHeader(ctx as Context) : undefined);
+  const paced = profile.latencyMs > 0 || profile.chunkMs > 0 || profile.jitterMs > 0 || profile.tokensPerSecond !== null || hasFaults(faults);
+  return { profile, faults, paced };
+}
+
+/** The timing schedule of an answer's events. */
+export function scheduleOf(ctx: Pick<Context, "get"> | undefined, deps: AppDeps, answer: Answer): Schedule {
+  const { profile, faults } = timingOf(ctx, deps, answer);
   return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: answer.pauses, faults });
 }
 
 /** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */
-export function storedRecord(
-  request: CreateResponseBody,
-  answer: Answer,
-  session: string | null = null,
-  response = answer.events.length ? foldEvents(answer.events) : undefined,
-): StoredResponse | undefined {
-  if (request.store === false || !response) return undefined;
-  return { response, input: withItemIds(inputItems(request.input), response.id), events: answer.events, session };
+export function storedRecord(request: CreateResponseBody, answer: Answer, session: string | null = null, response = answer.response): StoredResponse | undefined {
+  if (request.store === false) return undefined;
+  return { response, input: withItemIds(inputItems(request.input), response.id), plan: answer.plan, session };
 }
 
 export function createResponseHandler(deps: AppDeps) {
@@ -85,7 +87,7 @@ export function createResponseHandler(deps: AppDeps) {
     const session = sessionOfContext(ctx);
     const items = conversationOf(deps, request, sessionStore(deps.store, session));
     const header = ctx.get("x-mock-scenario") || undefined;
-    const answer = answerRequest({
+    const planned = planRequest({
       registry: deps.registry,
       request,
       items,
@@ -95,6 +97,9 @@ export function createResponseHandler(deps: AppDeps) {
       forced: header ? undefined : deps.controls.take(session),
       createdAt: Math.floor(deps.wallClock.now() / 1000),
     });
+    // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
+    const { paced } = timingOf(ctx, deps, planned);
+    const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
     const { events, scenario } = answer;
     ctx.set("x-mock-scenario", scenario.name);
     const entry = journalEntry(ctx);
@@ -104,13 +109,13 @@ export function createResponseHandler(deps: AppDeps) {
       entry.responseId = answer.plan.base.id;
       entry.streamed = request.stream === true;
     }
-    const schedule = scheduleOf(ctx, deps, answer);
     const headers = { "x-mock-scenario": scenario.name };
 
     if (request.background) {
       const first = events[0] as { response?: StoredResponse["response"] };
       const record = storedRecord(request, answer, session, first.response)!;
       deps.store.put(record);
+      const schedule = scheduleOf(ctx, deps, answer);
       const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
       if (request.stream) return followRun(ctx, run, -1, headers);
       ctx.status = 200;
@@ -127,12 +132,12 @@ export function createResponseHandler(deps: AppDeps) {
 
     if (request.stream) {
       ctx.respond = false;
-      await playSchedule(schedule, sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal });
+      await playSchedule(scheduleOf(ctx, deps, answer), sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal });
       return;
     }
 
-    const body = JSON.stringify(record?.response ?? foldEvents(events));
-    if (schedule.durationMs <= 0 && !hasFaults(mergeFaults(answer.plan.fault, faultHeader(ctx)))) {
+    const body = JSON.stringify(answer.response);
+    if (!paced) {
       ctx.status = 200;
       ctx.body = body;
       ctx.type = "application/json";
@@ -150,6 +155,7 @@ export function createResponseHandler(deps: AppDeps) {
       },
       destroy: () => res.destroy(),
     };
+    const schedule = scheduleOf(ctx, deps, answer);
     await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal });
   };
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { compactConversation, countInputTokens, newId, createRng, requestSeed } from "../generate/index.js";
 import { ApiError, CreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
+import { eventsOf } from "../store/response-store.js";
 import type { AppDeps } from "./app.js";
 import { conversationOf, readObjectBody } from "./responses.js";
 import type { Run } from "./runs.js";
@@ -106,7 +107,7 @@ export function storedRoutes(deps: AppDeps) {
       const run = deps.runs.get(id);
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
-        return run && run.state === "running" ? followRun(ctx, run, after) : replay(ctx, record.events, after);
+        return run && run.state === "running" ? followRun(ctx, run, after) : replay(ctx, eventsOf(record), after);
       }
       json(ctx, record.response);
     },

@@ -51,6 +51,16 @@ export function webSocketErrorEvent(error: ApiError): WebSocketErrorEvent {
 const invalidMessage = (code: string, param: string | null, message: string) => new ApiError({ status: 400, type: "invalid_request", code, param, message });
 
 /** Parses one client message into a validated request, or throws the 400 that describes the problem. */
+/** The `previous_response_id` of a raw message, if it has one (even when the message is otherwise invalid). */
+function previousIdOf(data: RawData | string): string | undefined {
+  try {
+    const value = JSON.parse(typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"));
+    return typeof value?.previous_response_id === "string" ? value.previous_response_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseCreateMessage(data: RawData | string, isBinary = false): CreateResponseBody {
   let text: string;
   try {
@@ -237,6 +247,9 @@ class Connection {
     try {
       request = parseCreateMessage(data, isBinary);
     } catch (err) {
+      // A continuation rejected as invalid is a failed continuation too: it evicts its base.
+      const base = previousIdOf(data);
+      if (base) this.cache.delete(base);
       return this.sendError(err);
     }
     const { deps, settings } = this;

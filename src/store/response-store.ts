@@ -4,6 +4,8 @@
  * an interface; the default keeps them in memory, capped, evicting the oldest,
  * so memory stays flat however long the server runs.
  */
+import { emitEvents } from "../emit/emit-events.js";
+import type { Plan } from "../generate/plan.js";
 import type { ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
 
 export interface StoredResponse {
@@ -11,11 +13,19 @@ export interface StoredResponse {
   response: ResponseResource;
   /** The request's own input items, each with an id (for input_items). */
   input: ItemParam[];
-  /** The events it was (or is being) streamed as. */
-  events: StreamEvent[];
+  /**
+   * The plan it was answered from: its events are re-emitted from it when
+   * they are replayed (the engine is deterministic), so they are not kept.
+   */
+  plan: Plan;
+  /** Events kept as they were delivered, when that differs from the plan's (a cancelled run). */
+  events?: StreamEvent[];
   /** The `x-mock-session` it was created in (only that session sees it), or null. */
   session?: string | null;
 }
+
+/** The events of a stored response, for a replay. */
+export const eventsOf = (record: StoredResponse): StreamEvent[] => record.events ?? emitEvents(record.plan);
 
 export interface ResponseStore {
   get(id: string): StoredResponse | undefined;

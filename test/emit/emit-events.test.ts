@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emitEvents } from "../../src/emit/emit-events.js";
+import { emitEvents, emitFinal, emitStream } from "../../src/emit/emit-events.js";
 import { foldEvents, FoldError } from "../../src/emit/fold.js";
 import { countTokens } from "../../src/generate/tokens.js";
 import { expectConformantStream } from "../support/conformance.js";
@@ -197,4 +197,19 @@ describe("foldEvents is strict", () => {
     ev.forEach((e, i) => (e.sequence_number = i));
     expect(() => foldEvents(ev)).toThrow(/unknown event type/);
   });
+});
+
+describe("emitFinal", () => {
+  for (const [itemsName, items] of Object.entries(ITEMS)) {
+    it(`${itemsName}: gives the terminal event's response without building events`, () => {
+      for (const outcome of Object.values(OUTCOMES)) {
+        for (const budget of [null, 2]) {
+          const plan = makePlan(items, { outcome, budget, options: { obfuscation: true, logprobs: 1 } });
+          const { events, response } = emitStream(plan);
+          expect(emitFinal(plan)).toEqual(response);
+          expect(foldEvents(events)).toEqual(response);
+        }
+      }
+    });
+  }
 });

@@ -10,7 +10,7 @@ import { MemoryResponseStore, type StoredResponse } from "../../src/store/respon
 /** A minimal record: only the fields the store and the chain walk read. */
 function record(id: string, opts: { previous?: string | null; input?: ItemParam[]; output?: OutputItem[] } = {}): StoredResponse {
   const response = { id, object: "response", previous_response_id: opts.previous ?? null, output: opts.output ?? [] } as unknown as ResponseResource;
-  return { response, input: opts.input ?? [], events: [] };
+  return { response, input: opts.input ?? [], plan: undefined as never, events: [] };
 }
 
 const user = (id: string, text: string): ItemParam => ({ type: "message", id, role: "user", content: text }) as ItemParam;

@@ -1,0 +1,117 @@
+// npm run bench: openresponses-mock against the ceiling (a bare node:http server sending the
+// same bytes) and the closest npm peer (@copilotkit/aimock), measured side by side in one run,
+// plus memory, start time and pacing. Ratios are what to compare; this machine is noisy.
+// Env: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 50), BENCH_SKIP_PACING=1.
+import autocannon from "autocannon";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fmt, rssMB, startProcess, startServerProcess } from "./lib.mjs";
+import { measureStart } from "./start.mjs";
+import { measurePacing } from "./timing.mjs";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "orm-bench-"));
+const body = { model: "mock-model-1", input: "hello" };
+
+async function post(baseURL, payload, headers = {}) {
+  const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
+  return res.text();
+}
+
+/** Requests/s and latency of one target under load. */
+async function load(baseURL, payload, headers = {}) {
+  const r = await autocannon({
+    url: `${baseURL}/responses`,
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(payload),
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  if (bad > 0) console.warn(`  (warning: ${bad} failed requests against ${baseURL})`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+const eventsIn = (sse) => sse.split("\n\n").filter((f) => f.startsWith("event:")).length;
+
+// Our server, and the bytes it sends, captured for the ceiling.
+const ours = await startServerProcess(["--scenarios", here("./scenarios")]);
+const plainJson = await post(ours.baseURL, body);
+const shortSse = await post(ours.baseURL, { ...body, stream: true });
+const longSse = await post(ours.baseURL, { ...body, stream: true }, { "x-mock-scenario": "long-1000" });
+const text = JSON.parse(plainJson).output[0].content[0].text;
+const longText = longSse.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === "response.output_text.done").text;
+writeFileSync(join(tmp, "plain.json"), plainJson);
+writeFileSync(join(tmp, "short.sse"), shortSse);
+writeFileSync(join(tmp, "long.sse"), longSse);
+writeFileSync(join(tmp, "text.txt"), text);
+writeFileSync(join(tmp, "long.txt"), longText);
+const shortEvents = eventsIn(shortSse);
+const longEvents = eventsIn(longSse);
+
+const rows = [];
+async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1) {
+  const results = {};
+  results.ours = await load(ours.baseURL, payload, oursHeaders);
+  const ceiling = await startProcess([here("./servers/ceiling.mjs"), join(tmp, ceilingFile)]);
+  results.ceiling = await load(ceiling.baseURL, payload);
+  await ceiling.stop();
+  const aimock = await startProcess([here("./servers/aimock.mjs"), ...aimockArgs]);
+  results.aimock = await load(aimock.baseURL, payload);
+  await aimock.stop();
+  rows.push({ label, perRequest, ...results });
+}
+
+await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
+await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
+await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
+
+// RSS with 1,000 open, slow streams.
+const before = rssMB(ours.pid);
+const agent = new Agent({ keepAlive: false, maxSockets: 2000 });
+const open = [];
+for (let i = 0; i < 1000; i++) {
+  open.push(
+    new Promise((resolve) => {
+      const req = request(`${ours.baseURL}/responses`, { method: "POST", agent, headers: { "content-type": "application/json", "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "1000", "x-mock-seed": String(i) } }, (res) => {
+        res.once("data", () => resolve(req));
+      });
+      req.on("error", () => resolve(req));
+      req.end(JSON.stringify({ ...body, stream: true }));
+    }),
+  );
+}
+const reqs = await Promise.all(open);
+await new Promise((r) => setTimeout(r, 3000));
+const during = rssMB(ours.pid);
+for (const r of reqs) r.destroy();
+await ours.stop();
+
+const start = await measureStart();
+const pacing = process.env.BENCH_SKIP_PACING ? null : await measurePacing();
+
+const pad = (s, n) => String(s).padEnd(n);
+const num = (x) => fmt(x, 0).padStart(8);
+console.log(`\nopenresponses-mock benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${SECONDS} s × ${CONNECTIONS} connections per run`);
+console.log(`${pad("", 38)}${"ours".padStart(8)} ${"ceiling".padStart(8)} ${"aimock".padStart(8)}   ${"vs ceiling".padStart(10)} ${"vs aimock".padStart(9)}   latency p50/p99 ms (ours | ceiling | aimock)`);
+for (const r of rows) {
+  const k = r.perRequest;
+  console.log(
+    `${pad(r.label, 38)}${num(r.ours.rps * k)} ${num(r.ceiling.rps * k)} ${num(r.aimock.rps * k)}   ${fmt(r.ours.rps / r.ceiling.rps).padStart(9)}× ${fmt(r.ours.rps / r.aimock.rps).padStart(8)}×   ` +
+      `${r.ours.p50}/${r.ours.p99} | ${r.ceiling.p50}/${r.ceiling.p99} | ${r.aimock.p50}/${r.aimock.p99}`,
+  );
+}
+console.log(`RSS, 1,000 open slow streams          ${fmt(during, 1)} MB (idle ${fmt(before, 1)} MB; target < 150 MB)`);
+console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
+if (pacing) {
+  const c = pacing.native?.steady ?? pacing.node.steady;
+  console.log(`pacing error, ${pacing.streams} streams × ${pacing.chunkMs} ms    p50 ${fmt(c.p50)} ms, p99 ${fmt(c.p99)} ms, max ${fmt(c.max)} ms (${pacing.native ? "C" : "Node"} client; target p99 < 2 ms)`);
+}
+console.log(`targets: non-streaming ≥ 0.5× ceiling and ≥ 2× aimock; streaming ≥ 2× aimock; 1,000 open streams < 150 MB`);
+process.exit(0);

@@ -1,0 +1,25 @@
+// The ceiling: a bare node:http server answering every POST with fixed bytes captured from
+// openresponses-mock — a JSON body, or SSE frames written one per event — so it does no work
+// but the HTTP itself. Usage: node ceiling.mjs FILE.json (JSON) | FILE.sse (SSE frames)
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+
+const file = process.argv[2];
+const content = readFileSync(file, "utf8");
+const sse = file.endsWith(".sse");
+const frames = sse ? content.split(/(?<=\n\n)/) : [];
+const server = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    if (!sse) {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(content) });
+      return res.end(content);
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const f of frames) res.write(f);
+    res.end();
+  });
+});
+server.keepAliveTimeout = 5_000;
+server.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}/v1`));
+process.on("SIGTERM", () => process.exit(0));
