@@ -90,6 +90,11 @@ let sessionCounter = 0;
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
   const options = resolveOptions(input);
+  if (["0.0.0.0", "::", "[::]", "*"].includes(options.host) && !options.apiKey) {
+    console.warn(
+      `openresponses-mock: warning: listening on all interfaces (${options.host}) with no API key — anyone who can reach this machine can use the mock and read its request journal. Set --api-key KEY, or bind to 127.0.0.1.`,
+    );
+  }
   const registry = await loadRegistry(options);
   const clock = options.timers ?? systemClock;
   const store = new MemoryResponseStore(options.storeLimit);

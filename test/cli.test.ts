@@ -379,3 +379,20 @@ describe("serve timing options", () => {
     expect(err).toMatch(/chunkMs/);
   });
 });
+
+describe("security defaults", () => {
+  it("warns when binding to all interfaces with no API key, and not with one", async () => {
+    const run = async (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--host", "0.0.0.0", "--no-library", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      children.push(child);
+      let err = "";
+      child.stderr!.on("data", (d) => (err += d));
+      await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      return err;
+    };
+    expect(await run([])).toMatch(/all interfaces .* no API key/);
+    expect(await run(["--api-key", "k"])).toBe("");
+  });
+});

@@ -3,8 +3,8 @@
  * language: the journal, and the per-session controls (`use`, `enqueue`,
  * `reset`). Scoped by the `x-mock-session` header like everything else.
  */
-import { Router } from "@koa/router";
-import type { Context } from "koa";
+import type { Router } from "@koa/router";
+import type { Context, Middleware } from "koa";
 import { ScenarioError } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
 import type { AppDeps } from "./app.js";
@@ -26,15 +26,13 @@ function badScenario(err: unknown): never {
   throw err;
 }
 
-/** The admin routes; `check` (the API key check) guards them when the server has a key. */
-export function adminRouter(deps: AppDeps, check?: (authorization: string | undefined) => void): Router {
-  const router = new Router({ prefix: "/__mock" });
-  if (check) {
-    router.use(async (ctx, next) => {
-      check(ctx.get("authorization") || undefined);
-      await next();
-    });
-  }
+/** Adds the admin routes to `router`, each behind `guard` (the API key check, when the server has a key). */
+export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): void {
+  const router = {
+    get: (path: string, handler: Middleware) => app.get(`/__mock${path}`, guard, handler),
+    post: (path: string, handler: Middleware) => app.post(`/__mock${path}`, guard, handler),
+    delete: (path: string, handler: Middleware) => app.delete(`/__mock${path}`, guard, handler),
+  };
 
   router.get("/requests", (ctx) => {
     const session = ctx.query.session !== undefined ? String(ctx.query.session) : sessionOfContext(ctx) ?? undefined;
@@ -79,6 +77,4 @@ export function adminRouter(deps: AppDeps, check?: (authorization: string | unde
     deps.controls.reset(session);
     ctx.status = 204;
   });
-
-  return router;
 }

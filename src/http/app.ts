@@ -10,7 +10,7 @@ import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
 import type { SessionControls } from "../session/controls.js";
-import { adminRouter } from "./admin.js";
+import { addAdminRoutes } from "./admin.js";
 import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
@@ -114,40 +114,37 @@ export function createApp(deps: AppDeps): Koa {
   app.use(journalMiddleware(deps.journal, () => deps.wallClock.now()));
   app.use(notFound);
 
+  // One router for every route: each request is matched once.
   const router = new Router();
   router.get("/health", (ctx) => {
     ctx.body = { status: "ok" };
   });
 
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
-  const v1 = new Router({ prefix: "/v1" });
-  if (check) {
-    v1.use(async (ctx, next) => {
-      check(ctx.get("authorization") || undefined);
-      await next();
-    });
-  }
-  v1.post("/responses", createResponseHandler(deps));
+  const guard: Koa.Middleware = check
+    ? (ctx, next) => {
+        check(ctx.get("authorization") || undefined);
+        return next();
+      }
+    : (_ctx, next) => next();
   const stored = storedRoutes(deps);
-  v1.post("/responses/compact", stored.compact);
-  v1.post("/responses/input_tokens", stored.inputTokens);
-  v1.get("/responses/:id", stored.retrieve);
-  v1.delete("/responses/:id", stored.remove);
-  v1.post("/responses/:id/cancel", stored.cancel);
-  v1.get("/responses/:id/input_items", stored.inputItems);
+  router.post("/v1/responses", guard, createResponseHandler(deps));
+  router.post("/v1/responses/compact", guard, stored.compact);
+  router.post("/v1/responses/input_tokens", guard, stored.inputTokens);
+  router.get("/v1/responses/:id", guard, stored.retrieve);
+  router.delete("/v1/responses/:id", guard, stored.remove);
+  router.post("/v1/responses/:id/cancel", guard, stored.cancel);
+  router.get("/v1/responses/:id/input_items", guard, stored.inputItems);
+  if (deps.admin) addAdminRoutes(router, deps, guard);
 
-  const routers = [router, v1];
-  if (deps.admin) routers.push(adminRouter(deps, check));
-  for (const r of routers) {
-    app.use(r.routes());
-    app.use(
-      r.allowedMethods({
-        throw: true,
-        methodNotAllowed: () =>
-          new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response; see the README for the other routes." }),
-        notImplemented: () => new ApiError({ status: 501, type: "invalid_request", code: "not_implemented", message: "This HTTP method is not supported." }),
-      }),
-    );
-  }
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () =>
+        new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response; see the README for the other routes." }),
+      notImplemented: () => new ApiError({ status: 501, type: "invalid_request", code: "not_implemented", message: "This HTTP method is not supported." }),
+    }),
+  );
   return app;
 }

@@ -34,13 +34,31 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (Number.isFinite(declared) && declared > limit) {
     throw tooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
+  const chunks: Buffer[] = await new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const done = (err?: Error) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      if (err) reject(err);
+      else resolve(parts);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        return done(tooLarge(limit));
+      }
+      parts.push(chunk);
+    };
+    const onEnd = () => done();
+    const onError = (err: Error) => done(err);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+  const size = chunks.reduce((n, c) => n + c.length, 0);
   const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
   let raw: string;
   try {

@@ -126,13 +126,12 @@ export function createResponseHandler(deps: AppDeps) {
 
     const record = storedRecord(request, answer, session);
     if (record) deps.store.put(record);
-    const signal = disconnectSignal(ctx);
     // The schedule counts from here: once the answer is ready, its times are kept exactly.
     const start = deps.clock.now();
 
     if (request.stream) {
       ctx.respond = false;
-      await playSchedule(scheduleOf(ctx, deps, answer), sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal });
+      await playSchedule(scheduleOf(ctx, deps, answer), sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal: disconnectSignal(ctx) });
       return;
     }
 
@@ -156,6 +155,6 @@ export function createResponseHandler(deps: AppDeps) {
       destroy: () => res.destroy(),
     };
     const schedule = scheduleOf(ctx, deps, answer);
-    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal });
+    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(ctx) });
   };
 }

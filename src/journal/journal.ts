@@ -50,8 +50,9 @@ export class Journal {
 
   /** Starts an entry for a request; it is in the journal at once and filled in as the request goes. */
   open(init: Pick<JournalEntry, "at" | "session" | "method" | "path" | "query" | "headers">): JournalEntry {
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = k.toLowerCase() === "authorization" && typeof v === "string" ? maskAuthorization(v) : v;
+    // Node gives header names lower-cased already; only the credential needs masking.
+    const headers = { ...init.headers };
+    if (typeof headers.authorization === "string") headers.authorization = maskAuthorization(headers.authorization);
     const entry: JournalEntry = { seq: this.next++, ...init, headers, rawBody: null, body: null, scenario: null, reason: null, responseId: null, status: 0, streamed: false };
     this.entries.push(entry);
     if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit);
