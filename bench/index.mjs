@@ -72,26 +72,34 @@ await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "
 await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
 await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
 
-// RSS with 1,000 open, slow streams.
-const before = rssMB(ours.pid);
-const agent = new Agent({ keepAlive: false, maxSockets: 2000 });
-const open = [];
-for (let i = 0; i < 1000; i++) {
-  open.push(
-    new Promise((resolve) => {
-      const req = request(`${ours.baseURL}/responses`, { method: "POST", agent, headers: { "content-type": "application/json", "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "1000", "x-mock-seed": String(i) } }, (res) => {
-        res.once("data", () => resolve(req));
-      });
-      req.on("error", () => resolve(req));
-      req.end(JSON.stringify({ ...body, stream: true }));
-    }),
-  );
-}
-const reqs = await Promise.all(open);
-await new Promise((r) => setTimeout(r, 3000));
-const during = rssMB(ours.pid);
-for (const r of reqs) r.destroy();
+// RSS with 1,000 open, slow streams (a fresh server): the default answer, and the 1,000-delta one.
 await ours.stop();
+const fresh = await startServerProcess(["--scenarios", here("./scenarios")]);
+async function openStreams(headers) {
+  const agent = new Agent({ keepAlive: false, maxSockets: 2000 });
+  const open = [];
+  for (let i = 0; i < 1000; i++) {
+    open.push(
+      new Promise((resolve) => {
+        const req = request(`${fresh.baseURL}/responses`, { method: "POST", agent, headers: { "content-type": "application/json", "x-mock-chunk-ms": "1000", "x-mock-seed": String(i), ...headers } }, (res) => {
+          res.once("data", () => resolve(req));
+        });
+        req.on("error", () => resolve(req));
+        req.end(JSON.stringify({ ...body, stream: true }));
+      }),
+    );
+  }
+  const reqs = await Promise.all(open);
+  await new Promise((r) => setTimeout(r, 3000));
+  const rss = rssMB(fresh.pid);
+  for (const r of reqs) r.destroy();
+  await new Promise((r) => setTimeout(r, 1000));
+  return rss;
+}
+const idle = rssMB(fresh.pid);
+const rssShort = await openStreams({});
+const rssLong = await openStreams({ "x-mock-scenario": "long-1000" });
+await fresh.stop();
 
 const start = await measureStart();
 const pacing = process.env.BENCH_SKIP_PACING ? null : await measurePacing();
@@ -107,7 +115,7 @@ for (const r of rows) {
       `${r.ours.p50}/${r.ours.p99} | ${r.ceiling.p50}/${r.ceiling.p99} | ${r.aimock.p50}/${r.aimock.p99}`,
   );
 }
-console.log(`RSS, 1,000 open slow streams          ${fmt(during, 1)} MB (idle ${fmt(before, 1)} MB; target < 150 MB)`);
+console.log(`RSS, 1,000 open slow streams          ${fmt(rssShort, 1)} MB with ${shortEvents}-event answers, ${fmt(rssLong, 1)} MB with ${longEvents}-event ones (idle ${fmt(idle, 1)} MB; target < 150 MB)`);
 console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
 if (pacing) {
   const c = pacing.native?.steady ?? pacing.node.steady;

@@ -3,7 +3,7 @@
  * app, listens, and returns a handle whose `close()` is idempotent and frees
  * every socket.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, type AppDeps } from "./http/app.js";
 import { Runs } from "./http/runs.js";
@@ -121,7 +121,23 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   const app = createApp(deps);
-  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000 }, app.callback());
+  const server = createServer(
+    // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).
+    { keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000, connectionsCheckingInterval: 1_000 },
+    app.callback(),
+  );
+  // Requests Node's parser refuses (bad header bytes, too large headers, timeouts) still get a spec error body.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (err as { code?: string }).code === "ECONNRESET") return socket.destroy();
+    const [status, code, message] =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "headers_too_large", "The request headers are too large."]
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? [408, "request_timeout", "The request was not received in time."]
+          : [400, "bad_request", `The request could not be parsed as HTTP (${err.code ?? err.message}).`];
+    const body = JSON.stringify({ error: { type: "invalid_request", code, param: null, message } });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks.
   const webSockets = attachWebSocket(server, deps);
   const sockets = new Set<Socket>();

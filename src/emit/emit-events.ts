@@ -19,7 +19,12 @@ export function copyJson<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(copyJson) as T;
   const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = copyJson((value as Record<string, unknown>)[key]);
+  for (const key in value) {
+    const v = copyJson((value as Record<string, unknown>)[key]);
+    // A JSON key "__proto__" is data: assignment would set the prototype instead.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
   return out as T;
 }
 

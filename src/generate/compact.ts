@@ -4,7 +4,8 @@
  * the whole conversation, so a later request that carries the item continues
  * it. Deterministic: the same conversation gives the same bytes.
  */
-import type { CompactionItem, ItemParam, OutputItem, Usage } from "../spec/index.js";
+import { z } from "zod";
+import { ItemParam, invalidRequest, nestsDeeperThan, type CompactionItem, type OutputItem, type Usage } from "../spec/index.js";
 import { base64UrlDecode, base64UrlEncode, hashString } from "./hash.js";
 import { countInputTokens } from "./input-tokens.js";
 import { countTokens } from "./tokens.js";
@@ -22,14 +23,22 @@ export interface CompactResource {
 
 const encode = (items: readonly ItemParam[]) => COMPACTION_PREFIX + base64UrlEncode(JSON.stringify(items));
 
+const forged = () =>
+  invalidRequest("input", "A compaction item's encrypted_content was not made by this server (or was altered). Send it back exactly as /v1/responses/compact returned it.", "invalid_compaction");
+
+/** The conversation a compaction item holds; null for one made elsewhere; a 400 for a forged one. */
 function decode(content: string): ItemParam[] | null {
   if (!content.startsWith(COMPACTION_PREFIX)) return null;
+  let value: unknown;
   try {
-    const items = JSON.parse(base64UrlDecode(content.slice(COMPACTION_PREFIX.length)));
-    return Array.isArray(items) ? items : null;
+    value = JSON.parse(base64UrlDecode(content.slice(COMPACTION_PREFIX.length)));
   } catch {
-    return null;
+    throw forged();
   }
+  if (nestsDeeperThan(value)) throw forged();
+  const items = z.array(ItemParam).safeParse(value);
+  if (!items.success) throw forged();
+  return items.data;
 }
 
 const userText = (item: ItemParam) => {

@@ -31,6 +31,8 @@ interface Ctx {
   words: readonly string[];
   places: readonly string[];
   maxDepth: number;
+  /** Values left to generate (see VALUE_BUDGET). */
+  budget: number;
 }
 
 const WORDS = ["alpha", "amber", "bright", "cedar", "delta", "ember", "forest", "harbor", "lumen",
@@ -81,7 +83,7 @@ export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: Sampl
   const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter(Boolean);
   const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
   const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0);
-  const ctx: Ctx = { root: schema, rng, words: words.length ? words : WORDS, places, maxDepth };
+  const ctx: Ctx = { root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET };
   try {
     return gen(schema, ctx, 0, 0);
   } catch {
@@ -89,7 +91,15 @@ export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: Sampl
   }
 }
 
+/**
+ * At most this many values per sample: a small schema (`minItems: 45` three
+ * levels deep) must not make an answer of megabytes. Past it, arrays get no
+ * more items and objects no more keys (the value may then not fit the schema).
+ */
+export const VALUE_BUDGET = 2_000;
+
 function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string): unknown {
+  ctx.budget--;
   if (raw === false) return null; // nothing is valid; best effort
   const s: Schema = isObj(raw) ? raw : {};
   if (hops > HOP_LIMIT) return genString({}, ctx, key);
@@ -225,7 +235,7 @@ function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> 
   const chosen = new Set(keys.filter((k) => required.has(k) || (!minimal && chance(ctx, 0.5))));
   const minProps = count(s.minProperties) ?? 0;
   for (const k of keys) if (chosen.size + unlisted.length < minProps) chosen.add(k);
-  for (const k of keys) if (chosen.has(k)) put(out, k, gen(props[k], ctx, depth + 1, 0, k));
+  for (const k of keys) if (chosen.has(k) && ctx.budget > 0) put(out, k, gen(props[k], ctx, depth + 1, 0, k));
   // Required but not described: use additionalProperties' schema when it is one.
   const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
   for (const k of unlisted) put(out, k, gen(extra, ctx, depth + 1, 0, k));
@@ -247,7 +257,7 @@ function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] {
   const n = int(ctx, lo, hi);
   const itemKey = key?.replace(/ies$/, "y").replace(/s$/, "");
   const seen = new Set<string>();
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && ctx.budget > 0; i++) {
     const schema = i < prefix.length ? prefix[i] : (rest ?? {});
     let v = gen(schema, ctx, depth + 1, 0, itemKey);
     if (s.uniqueItems === true) {

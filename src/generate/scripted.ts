@@ -74,11 +74,14 @@ function outcomeOf(end: End | undefined): PlanOutcome {
 function fill(text: string, ctx: GenerateContext): string {
   if (!text.includes("{{")) return text;
   const outputs = trailingToolOutputs(ctx.items);
-  return text
-    .replaceAll("{{input}}", lastUserText(ctx.items))
-    .replaceAll("{{tool_output}}", outputs.length ? contentText(outputs[outputs.length - 1].output) : "")
-    .replaceAll("{{tool_outputs}}", outputs.map((o) => contentText(o.output)).join("; "))
-    .replaceAll("{{model}}", ctx.request.model);
+  const values: Record<string, string> = {
+    input: lastUserText(ctx.items),
+    tool_output: outputs.length ? contentText(outputs[outputs.length - 1].output) : "",
+    tool_outputs: outputs.map((o) => contentText(o.output)).join("; "),
+    model: ctx.request.model,
+  };
+  // A replacer function, so `$&` and friends in the values are taken literally.
+  return text.replace(/\{\{(input|tool_outputs|tool_output|model)\}\}/g, (_m, name: string) => values[name]);
 }
 
 function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: GenerateContext): string {

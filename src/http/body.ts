@@ -4,7 +4,7 @@
  * the limit is passed otherwise), invalid UTF-8 and malformed JSON are 400s.
  */
 import type { IncomingMessage } from "node:http";
-import { ApiError } from "../spec/index.js";
+import { ApiError, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -53,7 +53,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       parts.push(chunk);
     };
     const onEnd = () => done();
-    const onError = (err: Error) => done(err);
+    // A client that goes away mid-body is its own doing, not a server fault (nginx's 499).
+    const onError = (err: Error) =>
+      done(new ApiError({ status: 499, type: "invalid_request", code: "client_closed_request", message: `The client closed the connection while sending the body (${err.message}).` }));
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
@@ -69,8 +71,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (raw.trim().length === 0) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_json", message: "The request body is empty. Send a JSON object with at least 'model' and 'input'." });
   }
+  let json: unknown;
   try {
-    return { raw, json: JSON.parse(raw) };
+    json = JSON.parse(raw);
   } catch (err) {
     throw new ApiError({
       status: 400,
@@ -79,4 +82,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       message: `The request body is not valid JSON (${(err as Error).message}). Send a JSON object.`,
     });
   }
+  if (nestsDeeperThan(json)) {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "nested_too_deeply", message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.` });
+  }
+  return { raw, json };
 }

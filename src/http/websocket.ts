@@ -12,7 +12,7 @@ import type { Duplex } from "node:stream";
 import type { Context } from "koa";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { answerRequest } from "../emit/index.js";
-import { ApiError, CreateResponseBody } from "../spec/index.js";
+import { ApiError, CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
@@ -74,6 +74,7 @@ export function parseCreateMessage(data: RawData | string, isBinary = false): Cr
   } catch (err) {
     throw invalidMessage("invalid_json", null, `The message is not valid JSON (${(err as Error).message}). Send {"type":"response.create", ...request body} as a text message${isBinary ? " (not a binary one)" : ""}.`);
   }
+  if (nestsDeeperThan(json)) throw invalidMessage("nested_too_deeply", null, `The message nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw invalidMessage("invalid_type", null, `The message must be a JSON object {"type":"response.create", ...request body}, got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}.`);
   }

@@ -4,6 +4,7 @@
  * wrong. Pure: the loader reads the files, this only sees their text.
  */
 import type { z } from "zod";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/common.js";
 import { END_TYPES, STEP_TYPES, STRATEGIES, Scenario } from "./schema.js";
 
 /** One problem in one scenario file. */
@@ -80,6 +81,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 /** Validates an already-parsed JSON value as a scenario. */
 export function validateScenario(value: unknown, file: string): Scenario {
+  if (nestsDeeperThan(value)) throw new ScenarioError([{ file, path: "$", message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }]);
   const result = Scenario.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw new ScenarioError(

@@ -72,7 +72,11 @@ export const VendorItemStep = z
   .strictObject({
     type: z.literal("vendor_item"),
     delayMs: DelayMs,
-    item: z.looseObject({ type: vendorType, id: z.string().optional(), status: z.string().optional() }),
+    item: z.looseObject({
+      type: vendorType,
+      id: z.string().optional(),
+      status: z.enum(["completed", "incomplete"]).optional().describe("The item's final status (default completed); incomplete only on the turn's last item."),
+    }),
   })
   .describe("A vendor custom item, sent whole in output_item.added/done.");
 
@@ -96,6 +100,8 @@ const ErrorFields = z.strictObject({
   param: z.string().nullable().optional(),
 });
 
+const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "content-type"]);
+
 export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503] as const;
 
 export const End = z
@@ -118,7 +124,15 @@ export const End = z
         .refine((s) => (HTTP_ERROR_STATUSES as readonly number[]).includes(s), `must be one of ${HTTP_ERROR_STATUSES.join(", ")}`)
         .describe(`HTTP status: one of ${HTTP_ERROR_STATUSES.join(", ")}.`),
       error: ErrorFields.optional(),
-      headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "header names are letters, digits and '-'"), z.string()).optional(),
+      headers: z
+        .record(
+          z
+            .string()
+            .regex(/^[A-Za-z0-9-]+$/, "header names are letters, digits and '-'")
+            .refine((name) => !HOP_BY_HOP.has(name.toLowerCase()), "this header is set by the server (content-length, transfer-encoding, connection, …)"),
+          z.string().regex(/^[\t\x20-\x7e]*$/, "header values are visible ASCII (no line breaks)"),
+        )
+        .optional(),
     }),
   ])
   .describe("How the turn ends. Default: completed.");
@@ -154,9 +168,14 @@ export const Turn = z
     timing: ScenarioTiming.optional(),
     fault: Fault.optional(),
   })
+  .refine(
+    (t) => t.steps.every((step, i) => step.type !== "vendor_item" || step.item.status !== "incomplete" || t.steps.slice(i + 1).every((later) => later.type === "vendor_event")),
+    "an incomplete vendor_item must be the turn's last item (only the last item may end incomplete)",
+  )
   .describe("The answer to one request.");
 
-const Range = z.tuple([z.number().int().min(0), z.number().int().min(0)]).refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
+const range = (max: number) =>
+  z.tuple([z.number().int().min(0).max(max), z.number().int().min(0).max(max)]).refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
 
 export const RandomSettings = z
   .strictObject({
@@ -173,10 +192,10 @@ export const RandomSettings = z
       .refine((w) => Object.values(w).some((v) => (v ?? 0) > 0), "at least one weight must be above 0")
       .optional()
       .describe("Relative weights of the kinds of answer. Default: all 1."),
-    sentences: Range.optional().describe("Sentences per text, [min, max]. Default [1, 4]."),
-    toolCalls: Range.optional().describe("Tool calls per tool-call answer, [min, max]. Default [1, 3]."),
-    chunkTokens: Range.optional().describe("Tokens per delta, [min, max]. Default [1, 3]."),
-    failAfterEvents: Range.optional().describe("Where a failure cuts the stream, [min, max]. Default [2, 12]."),
+    sentences: range(200).optional().describe("Sentences per text, [min, max]. Default [1, 4]."),
+    toolCalls: range(128).optional().describe("Tool calls per tool-call answer, [min, max]. Default [1, 3]."),
+    chunkTokens: range(10_000).optional().describe("Tokens per delta, [min, max]. Default [1, 3]."),
+    failAfterEvents: range(1_000_000).optional().describe("Where a failure cuts the stream, [min, max]. Default [2, 12]."),
   })
   .describe("Seeded-random generation: each answer is drawn from the seed.");
 

@@ -5,6 +5,7 @@
  * each other's controls.
  */
 import { validateScenario } from "../scenario/parse.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/common.js";
 import type { Scenario, ScenarioInput, Turn } from "../scenario/schema.js";
 import { Turn as TurnSchema } from "../scenario/schema.js";
 import { ScenarioError, jsonPath } from "../scenario/parse.js";
@@ -46,6 +47,7 @@ export class SessionControls {
   /** Lines up one-shot answers: each request of the session takes the next turn, in order. */
   enqueue(session: string | null | undefined, turns: readonly unknown[], label = "enqueue()"): number {
     const parsed: Turn[] = turns.map((t, i) => {
+      if (nestsDeeperThan(t)) throw new ScenarioError([{ file: label, path: jsonPath([i]), message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }]);
       const r = TurnSchema.safeParse(t, { reportInput: true });
       if (!r.success) throw new ScenarioError(r.error.issues.map((issue) => ({ file: label, path: jsonPath([i, ...issue.path]), message: issue.message })));
       return r.data;

@@ -44,3 +44,18 @@ export const ServiceTierEnum = z.enum(["auto", "default", "flex", "priority"]);
 
 /** A JSON Schema object, kept as it was sent. */
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+/** The deepest nesting of arrays and objects accepted in any JSON the server reads. */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether a parsed JSON value nests arrays/objects deeper than `max` (iterative: no recursion to overflow). */
+export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
+}
