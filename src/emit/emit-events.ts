@@ -86,6 +86,12 @@ class Emitter {
     this.count++;
   }
 
+  /** Counts an event that is not collected (the failure point still applies). */
+  tick(): void {
+    if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
+    this.count++;
+  }
+
   /** A copy for an event's payload (the live object changes later); nothing to copy when not collecting. */
   snap<T>(value: T): T {
     return this.collect ? copyJson(value) : value;
@@ -140,7 +146,8 @@ class Emitter {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
             const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${step.id}:${ci}:${part.text.length}`) : [];
-            this.push("response.output_text.delta", { ...where, delta: spent.text, logprobs: lp, ...this.obfuscation(spent.text) });
+            if (this.collect) this.push("response.output_text.delta", { ...where, delta: spent.text, logprobs: lp, ...this.obfuscation(spent.text) });
+            else this.tick();
             part.text += spent.text;
             if (part.logprobs) part.logprobs.push(...lp);
           }
@@ -161,7 +168,8 @@ class Emitter {
         for (const chunk of spec.chunks) {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
-            this.push("response.refusal.delta", { ...where, delta: spent.text });
+            if (this.collect) this.push("response.refusal.delta", { ...where, delta: spent.text });
+            else this.tick();
             part.refusal += spent.text;
           }
           if (spent.cut) { cut = true; break; }
@@ -186,7 +194,8 @@ class Emitter {
     for (const chunk of step.chunks) {
       const spent = this.spend(chunk, false);
       if (spent.text.length > 0) {
-        this.push("response.function_call_arguments.delta", { ...at, delta: spent.text, ...this.obfuscation(spent.text) });
+        if (this.collect) this.push("response.function_call_arguments.delta", { ...at, delta: spent.text, ...this.obfuscation(spent.text) });
+            else this.tick();
         item.arguments += spent.text;
       }
       if (spent.cut) { cut = true; break; }
@@ -217,7 +226,8 @@ class Emitter {
       for (const chunk of step.summary[si]) {
         const spent = this.spend(chunk, true);
         if (spent.text.length > 0) {
-          this.push("response.reasoning_summary_text.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+          if (this.collect) this.push("response.reasoning_summary_text.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+            else this.tick();
           part.text += spent.text;
         }
         if (spent.cut) { cut = true; break; }
@@ -233,7 +243,8 @@ class Emitter {
       for (const chunk of step.content[ci]) {
         const spent = this.spend(chunk, true);
         if (spent.text.length > 0) {
-          this.push("response.reasoning.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+          if (this.collect) this.push("response.reasoning.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+            else this.tick();
           part.text += spent.text;
         }
         if (spent.cut) { cut = true; break; }

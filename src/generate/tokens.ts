@@ -10,12 +10,28 @@ export function tokenize(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
+/**
+ * Counts of short texts seen recently (deltas repeat a lot). A memo of a pure
+ * function: it changes no result, only how often the regex runs.
+ */
+const memo = new Map<string, number>();
+const MEMO_LIMIT = 20_000;
+
 /** Number of tokens in a text. */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
+  const short = text.length <= 64;
+  if (short) {
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+  }
   let n = 0;
   TOKEN.lastIndex = 0;
   while (TOKEN.exec(text) !== null) n++;
+  if (short) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(text, n);
+  }
   return n;
 }
 

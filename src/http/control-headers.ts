@@ -3,7 +3,7 @@
  * scenario, its timing and its faults. Each is validated; a bad value is a
  * 400 that names the header and says what it takes.
  */
-import type { Context } from "koa";
+import type { IncomingHttpHeaders } from "node:http";
 import { ApiError } from "../spec/index.js";
 import type { Faults, TimingProfile } from "../timing/profile.js";
 
@@ -12,7 +12,22 @@ const bad = (header: string, message: string) =>
 
 const MAX_MS = 3_600_000;
 
-function number(ctx: Context, header: string, { integer = false, max = MAX_MS, positive = false } = {}): number | undefined {
+/** Where headers are read from: a Koa context, or `fromHeaders(req.headers)`. */
+export interface HeaderSource {
+  get(name: string): string;
+}
+
+/** A header source over Node's (lower-cased) request headers, cheaper than Koa's delegates. */
+export function fromHeaders(headers: IncomingHttpHeaders): HeaderSource {
+  return {
+    get: (name) => {
+      const v = headers[name];
+      return Array.isArray(v) ? v.join(", ") : (v ?? "");
+    },
+  };
+}
+
+function number(ctx: HeaderSource, header: string, { integer = false, max = MAX_MS, positive = false } = {}): number | undefined {
   const raw = ctx.get(header);
   if (raw === "") return undefined;
   const value = raw.trim();
@@ -24,10 +39,10 @@ function number(ctx: Context, header: string, { integer = false, max = MAX_MS, p
 }
 
 /** `x-mock-seed: N`. */
-export const seedHeader = (ctx: Context) => number(ctx, "x-mock-seed", { integer: true, max: Number.MAX_SAFE_INTEGER });
+export const seedHeader = (ctx: HeaderSource) => number(ctx, "x-mock-seed", { integer: true, max: Number.MAX_SAFE_INTEGER });
 
 /** `x-mock-latency-ms`, `x-mock-chunk-ms`, `x-mock-jitter-ms`, `x-mock-tokens-per-second`, `x-mock-heartbeat-ms`. */
-export function timingHeaders(ctx: Context): Partial<TimingProfile> {
+export function timingHeaders(ctx: HeaderSource): Partial<TimingProfile> {
   return {
     latencyMs: number(ctx, "x-mock-latency-ms"),
     chunkMs: number(ctx, "x-mock-chunk-ms"),
@@ -43,7 +58,7 @@ const FAULT_KEYS = ["drop-after-events", "drop-after-ms", "stall-after-events", 
  * `x-mock-fault: drop-after-events=5`, `drop-after-ms=300`,
  * `stall-after-events=3; stall-ms=2000`, `hang-after-events=4` (several joined by `;` or `,`).
  */
-export function faultHeader(ctx: Context): Faults | undefined {
+export function faultHeader(ctx: HeaderSource): Faults | undefined {
   const raw = ctx.get("x-mock-fault").trim();
   if (raw === "") return undefined;
   const values = new Map<string, number>();
@@ -61,4 +76,17 @@ export function faultHeader(ctx: Context): Faults | undefined {
   if (values.has("stall-after-events") !== values.has("stall-ms")) throw bad("x-mock-fault", "needs both stall-after-events=N and stall-ms=T for a stall.");
   if (values.has("stall-ms")) faults.stall = { afterEvents: values.get("stall-after-events")!, ms: values.get("stall-ms")! };
   return faults;
+}
+
+/** Everything the `x-mock-*` headers of one request ask for, read and validated once. */
+export interface RequestControls {
+  seed: number | undefined;
+  scenario: string | undefined;
+  timing: Partial<TimingProfile>;
+  fault: Faults | undefined;
+}
+
+/** Reads and validates the control headers (a 400 naming the first bad one). */
+export function readControls(headers: HeaderSource): RequestControls {
+  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, timing: timingHeaders(headers), fault: faultHeader(headers) };
 }

@@ -15,9 +15,9 @@ import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import { journalEntry, type AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
-import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
+import { fromHeaders, readControls, type RequestControls } from "./control-headers.js";
 import { followRun } from "./stored-routes.js";
-import { sessionOfContext, sessionStore } from "./session.js";
+import { sessionOf, sessionStore } from "./session.js";
 import { sseSink } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
@@ -55,16 +55,16 @@ export function conversationOf(
 }
 
 /** The timing profile and faults of an answer: server < scenario < turn < request headers. */
-export function timingOf(ctx: Pick<Context, "get"> | undefined, deps: AppDeps, answer: Pick<Answer, "plan">) {
-  const profile = mergeProfiles(deps.timing, answer.plan.timing, ctx ? timingHeaders(ctx as Context) : undefined);
-  const faults = mergeFaults(answer.plan.fault, ctx ? faultHeader(ctx as Context) : undefined);
+export function timingOf(controls: RequestControls | undefined, deps: AppDeps, answer: Pick<Answer, "plan">) {
+  const profile = mergeProfiles(deps.timing, answer.plan.timing, controls?.timing);
+  const faults = mergeFaults(answer.plan.fault, controls?.fault);
   const paced = profile.latencyMs > 0 || profile.chunkMs > 0 || profile.jitterMs > 0 || profile.tokensPerSecond !== null || hasFaults(faults);
   return { profile, faults, paced };
 }
 
 /** The timing schedule of an answer's events. */
-export function scheduleOf(ctx: Pick<Context, "get"> | undefined, deps: AppDeps, answer: Answer): Schedule {
-  const { profile, faults } = timingOf(ctx, deps, answer);
+export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps, answer: Answer): Schedule {
+  const { profile, faults } = timingOf(controls, deps, answer);
   return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: answer.pauses, faults });
 }
 
@@ -78,15 +78,15 @@ export function createResponseHandler(deps: AppDeps) {
   return async (ctx: Context): Promise<void> => {
     const request = parseOrThrow(CreateResponseBody, await readObjectBody(ctx, deps));
     // Validate every control header before doing any work.
-    const seed = seedHeader(ctx) ?? deps.seed;
-    timingHeaders(ctx);
-    faultHeader(ctx);
+    const headers = fromHeaders(ctx.req.headers);
+    const controls = readControls(headers);
+    const seed = controls.seed ?? deps.seed;
     if (request.background && request.store === false) {
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
     }
-    const session = sessionOfContext(ctx);
+    const session = sessionOf(headers.get("x-mock-session") || undefined);
     const items = conversationOf(deps, request, sessionStore(deps.store, session));
-    const header = ctx.get("x-mock-scenario") || undefined;
+    const header = controls.scenario;
     const planned = planRequest({
       registry: deps.registry,
       request,
@@ -98,7 +98,7 @@ export function createResponseHandler(deps: AppDeps) {
       createdAt: Math.floor(deps.wallClock.now() / 1000),
     });
     // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
-    const { paced } = timingOf(ctx, deps, planned);
+    const { paced } = timingOf(controls, deps, planned);
     const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
     const { events, scenario } = answer;
     ctx.set("x-mock-scenario", scenario.name);
@@ -109,15 +109,15 @@ export function createResponseHandler(deps: AppDeps) {
       entry.responseId = answer.plan.base.id;
       entry.streamed = request.stream === true;
     }
-    const headers = { "x-mock-scenario": scenario.name };
+    const scenarioHeader = { "x-mock-scenario": scenario.name };
 
     if (request.background) {
       const first = events[0] as { response?: StoredResponse["response"] };
       const record = storedRecord(request, answer, session, first.response)!;
       deps.store.put(record);
-      const schedule = scheduleOf(ctx, deps, answer);
+      const schedule = scheduleOf(controls, deps, answer);
       const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
-      if (request.stream) return followRun(ctx, run, -1, headers);
+      if (request.stream) return followRun(ctx, run, -1, scenarioHeader);
       ctx.status = 200;
       ctx.body = JSON.stringify(record.response);
       ctx.type = "application/json";
@@ -131,7 +131,7 @@ export function createResponseHandler(deps: AppDeps) {
 
     if (request.stream) {
       ctx.respond = false;
-      await playSchedule(scheduleOf(ctx, deps, answer), sseSink(ctx.res, events, headers), { clock: deps.clock, start, signal: disconnectSignal(ctx) });
+      await playSchedule(scheduleOf(controls, deps, answer), sseSink(ctx.res, events, scenarioHeader), { clock: deps.clock, start, signal: disconnectSignal(ctx) });
       return;
     }
 
@@ -149,12 +149,12 @@ export function createResponseHandler(deps: AppDeps) {
       event: () => !res.destroyed,
       heartbeat: () => !res.destroyed,
       end: () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...scenarioHeader });
         res.end(body);
       },
       destroy: () => res.destroy(),
     };
-    const schedule = scheduleOf(ctx, deps, answer);
+    const schedule = scheduleOf(controls, deps, answer);
     await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(ctx) });
   };
 }

@@ -17,7 +17,7 @@ import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
-import { faultHeader, seedHeader, timingHeaders } from "./control-headers.js";
+import { faultHeader, readControls, seedHeader, timingHeaders } from "./control-headers.js";
 import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseOrThrow } from "./validate.js";
@@ -276,7 +276,7 @@ class Connection {
       }
       // A failed continuation evicts the response it built on.
       if (failed && base) this.cache.delete(base);
-      const schedule = scheduleOf(settings.headers, deps, answer);
+      const schedule = scheduleOf(readControls(settings.headers), deps, answer);
       const { events } = answer;
       const sink: PaceSink = {
         event: (i) => this.send(events[i]),
