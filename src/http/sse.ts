@@ -28,6 +28,11 @@ export const DONE_FRAME = "data: [DONE]\n\n";
 export function writeFrame(res: ServerResponse, frame: string): boolean | Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(frame)) return true;
+  return drained(res);
+}
+
+/** Resolves true once the response's buffer has drained, false if the client goes away first. */
+export function drained(res: ServerResponse): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const done = (ok: boolean) => () => {
       res.off("drain", onDrain);
@@ -47,17 +52,38 @@ export function writeFrame(res: ServerResponse, frame: string): boolean | Promis
  * really slow. `destroy` flushes what was written, then closes the socket.
  */
 export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}): PaceSink {
+  // Frames due at the same moment are corked into one socket write; each frame is still written whole.
+  let corked = false;
+  const flush = () => {
+    if (corked) {
+      corked = false;
+      res.uncork();
+    }
+  };
   const write = (frame: string) => {
     if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    return writeFrame(res, frame);
+    if (!corked && !res.destroyed) {
+      res.cork();
+      corked = true;
+    }
+    if (res.destroyed || res.writableEnded) return false;
+    if (res.write(frame)) return true;
+    // The buffer is full: send it, then wait for the client to take it.
+    flush();
+    return drained(res);
   };
   return {
     event: (i) => write(sseFrame(events[i])),
     heartbeat: () => write(HEARTBEAT_FRAME),
+    flush,
     end() {
-      if (write(DONE_FRAME) !== false) res.end();
+      if (write(DONE_FRAME) !== false) {
+        flush();
+        res.end();
+      }
     },
     destroy() {
+      flush();
       const socket = res.socket;
       if (!socket) return void res.destroy();
       // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.

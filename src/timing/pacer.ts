@@ -19,6 +19,11 @@ export interface PaceSink {
   end(): void;
   /** Closes the connection abruptly, without ending the stream (a drop fault). */
   destroy(): void;
+  /**
+   * Sends what was delivered so far. Called before every real wait: frames due
+   * at the same moment may be sent together, never held back past their time.
+   */
+  flush?(): void;
 }
 
 export type PlayResult = "done" | "dropped" | "aborted";
@@ -48,6 +53,7 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
     new Promise<void>((resolve) => {
       const ms = target - clock.now();
       if (ms <= 0 || signal?.aborted) return resolve();
+      sink.flush?.();
       wake = resolve;
       timer = clock.setTimeout(() => {
         timer = undefined;
@@ -96,7 +102,10 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
           // Never finish: keep the connection alive until the client gives up.
           for (;;) {
             if (schedule.heartbeatMs > 0) await waitUntil(lastWrite + schedule.heartbeatMs);
-            else await new Promise<void>((resolve) => (signal?.aborted ? resolve() : (wake = resolve)));
+            else {
+              sink.flush?.();
+              await new Promise<void>((resolve) => (signal?.aborted ? resolve() : (wake = resolve)));
+            }
             if (signal?.aborted) return "aborted";
             if (!(await heartbeat())) return "aborted";
           }
@@ -104,6 +113,7 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
     }
     return "done";
   } finally {
+    sink.flush?.();
     signal?.removeEventListener("abort", onAbort);
     if (timer !== undefined) clock.clearTimeout(timer);
   }

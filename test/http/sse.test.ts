@@ -34,6 +34,13 @@ class FakeResponse extends EventEmitter {
   destroy() {
     this.destroyed = true;
   }
+  corks = 0;
+  cork() {
+    this.corks++;
+  }
+  uncork() {
+    this.corks--;
+  }
 }
 
 /** Streams a whole event list with no pacing, as the server does at zero delay. */
@@ -52,6 +59,7 @@ describe("SSE writer", () => {
     });
     expect(res.writes.at(-1)).toBe(DONE_FRAME);
     expect(res.writableEnded).toBe(true);
+    expect(res.corks).toBe(0); // frames due together were corked, and uncorked before the end
   });
 
   it("waits for drain when the socket buffer is full, and stops when the client leaves", async () => {
