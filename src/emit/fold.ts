@@ -164,8 +164,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         break;
       }
       default: {
-        // Every standard event is handled above; what is left must be a vendor event.
-        const _exhaustive: never = event;
+        // Every standard event is handled above (this fails to compile if one is not); what is left must be a vendor event.
+        event satisfies never;
         const type = (raw as { type: unknown }).type;
         if (!isVendorType(type)) fail(`unknown event type ${String(type)}`, raw);
       }

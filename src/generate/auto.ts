@@ -6,7 +6,7 @@
  * asked → a reasoning item first; otherwise text that depends on the input.
  */
 import { invalidRequest } from "../spec/index.js";
-import type { CreateResponseBody, FunctionToolParam, ItemParam } from "../spec/index.js";
+import type { CreateResponseBody, FunctionToolParam } from "../spec/index.js";
 import { chunkText } from "./chunk.js";
 import { newId, type GenerateContext } from "./context.js";
 import { callsById, contentText, lastUserText, trailingToolOutputs } from "../scenario/conversation.js";
