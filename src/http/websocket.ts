@@ -107,6 +107,8 @@ interface ConnectionSettings {
   /** The `x-mock-session` of the upgrade request: its store view and its use()/enqueue() controls. */
   session: string | null;
   headers: Context;
+  /** The upgrade request's headers, for the journal. */
+  raw: IncomingMessage["headers"];
 }
 
 /** Checks the upgrade request (auth, then control headers); throws the ApiError it is refused with. */
@@ -131,7 +133,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
       message: `Unknown scenario '${scenario.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...deps.registry.byName.keys()].sort().join(", ")}.`,
     });
   }
-  return { seed, scenario, session, headers };
+  return { seed, scenario, session, headers, raw: req.headers };
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
@@ -242,8 +244,18 @@ class Connection {
     while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
   }
 
-  /** One `response.create`: validate, answer, remember, stream. */
+  /** One `response.create`: journal, validate, answer, remember, stream. */
   private async turn(data: RawData, isBinary: boolean): Promise<void> {
+    const { deps, settings } = this;
+    // Each turn is a request in the journal (method "WS"), like an HTTP create.
+    const entry = deps.journal.open({ at: deps.wallClock.now(), session: settings.session, method: "WS", path: "/v1/responses", query: {}, headers: settings.raw as Record<string, string | string[]> });
+    entry.streamed = true;
+    try {
+      entry.rawBody = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
+      entry.body = JSON.parse(entry.rawBody);
+    } catch {
+      // Not JSON: the journal keeps the raw text; the turn answers the error below.
+    }
     let request: CreateResponseBody;
     try {
       request = parseCreateMessage(data, isBinary);
@@ -251,9 +263,9 @@ class Connection {
       // A continuation rejected as invalid is a failed continuation too: it evicts its base.
       const base = previousIdOf(data);
       if (base) this.cache.delete(base);
+      entry.status = err instanceof ApiError ? err.status : 500;
       return this.sendError(err);
     }
-    const { deps, settings } = this;
     const base = request.previous_response_id ?? undefined;
     try {
       const items = conversationOf(deps, request, this.lookup);
@@ -267,6 +279,10 @@ class Connection {
         forced: settings.scenario ? undefined : deps.controls.take(settings.session),
         createdAt: Math.floor(deps.wallClock.now() / 1000),
       });
+      entry.scenario = answer.scenario.name;
+      entry.reason = answer.reason;
+      entry.responseId = answer.response.id;
+      entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
       const record = storedRecord({ ...request, store: true }, answer, settings.session);
       const failed = answer.events.some((e) => e.type === "error" || e.type === "response.failed");
@@ -301,6 +317,7 @@ class Connection {
       await playSchedule(schedule, sink, { clock: deps.clock, start, signal: this.controller.signal });
     } catch (err) {
       if (base) this.cache.delete(base);
+      if (entry.status === 0) entry.status = err instanceof ApiError ? err.status : 500;
       this.sendError(err);
     }
   }

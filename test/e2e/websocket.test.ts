@@ -198,6 +198,21 @@ describe("WebSocket mode: turns", () => {
     await client.close();
   });
 
+  it("puts each turn in the request journal, as method WS, with its session", async () => {
+    const session = server().session();
+    const client = await Client.open(server(), { ...session.headers, authorization: "Bearer sk-journal-123456" });
+    client.send({ model: "mock-model-1", input: "Journal this turn." });
+    const { response } = await client.streamed();
+    client.ws.send("not json");
+    await until(() => session.requests.length === 2);
+    await client.close();
+    const [turn, bad] = session.requests;
+    expect(turn).toMatchObject({ method: "WS", path: "/v1/responses", session: session.id, status: 200, streamed: true, responseId: response.id, scenario: "auto", reason: "default" });
+    expect(turn.body).toEqual({ type: "response.create", model: "mock-model-1", input: "Journal this turn." });
+    expect(turn.headers.authorization).toBe("Bearer ***3456");
+    expect(bad).toMatchObject({ method: "WS", status: 400, rawBody: "not json", body: null });
+  });
+
   it("continues a store:false response on the same connection with previous_response_id and only the new input", async () => {
     const client = await Client.open(server(), { "x-mock-scenario": "tool-call" });
     client.send({ model: "mock-model-1", input: "What's the weather in Paris?", tools: [weather], store: false });
