@@ -9,7 +9,6 @@
  */
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Context } from "koa";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { answerRequest } from "../emit/index.js";
 import { ApiError, CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
@@ -17,7 +16,7 @@ import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
-import { faultHeader, readControls, seedHeader, timingHeaders } from "./control-headers.js";
+import { faultHeader, fromHeaders, readControls, seedHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
 import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseOrThrow } from "./validate.js";
@@ -51,16 +50,6 @@ export function webSocketErrorEvent(error: ApiError): WebSocketErrorEvent {
 const invalidMessage = (code: string, param: string | null, message: string) => new ApiError({ status: 400, type: "invalid_request", code, param, message });
 
 /** Parses one client message into a validated request, or throws the 400 that describes the problem. */
-/** The `previous_response_id` of a raw message, if it has one (even when the message is otherwise invalid). */
-function previousIdOf(data: RawData | string): string | undefined {
-  try {
-    const value = JSON.parse(typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"));
-    return typeof value?.previous_response_id === "string" ? value.previous_response_id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function parseCreateMessage(data: RawData | string, isBinary = false): CreateResponseBody {
   let text: string;
   try {
@@ -91,22 +80,13 @@ export function parseCreateMessage(data: RawData | string, isBinary = false): Cr
   return parseOrThrow(CreateResponseBody, body);
 }
 
-/** The `x-mock-*` control headers read from an upgrade request (they only ever call `get`). */
-function upgradeHeaders(req: IncomingMessage): Context {
-  const get = (field: string): string => {
-    const value = req.headers[field.toLowerCase()];
-    return Array.isArray(value) ? value.join(", ") : (value ?? "");
-  };
-  return { get } as unknown as Context;
-}
-
 /** What the upgrade request fixes for every turn of its connection. */
 interface ConnectionSettings {
   seed: number;
   scenario: string | undefined;
   /** The `x-mock-session` of the upgrade request: its store view and its use()/enqueue() controls. */
   session: string | null;
-  headers: Context;
+  headers: HeaderSource;
   /** The upgrade request's headers, for the journal. */
   raw: IncomingMessage["headers"];
 }
@@ -118,7 +98,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
     // The compliance tester may send the bare key; a value without the Bearer scheme is taken as the key.
     check(raw && !/^Bearer\s/i.test(raw) ? `Bearer ${raw}` : raw);
   }
-  const headers = upgradeHeaders(req);
+  const headers = fromHeaders(req.headers);
   const seed = seedHeader(headers) ?? deps.seed;
   timingHeaders(headers);
   faultHeader(headers);
@@ -261,8 +241,8 @@ class Connection {
       request = parseCreateMessage(data, isBinary);
     } catch (err) {
       // A continuation rejected as invalid is a failed continuation too: it evicts its base.
-      const base = previousIdOf(data);
-      if (base) this.cache.delete(base);
+      const base = (entry.body as { previous_response_id?: unknown } | null)?.previous_response_id;
+      if (typeof base === "string") this.cache.delete(base);
       entry.status = err instanceof ApiError ? err.status : 500;
       return this.sendError(err);
     }

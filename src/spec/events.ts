@@ -116,9 +116,6 @@ export const StreamEventSchemas = {
   error: z.object({ type: z.literal("error"), ...seq, error: ErrorPayload }),
 } as const;
 
-/** Every standard event type, in catalogue order. */
-export const STREAM_EVENT_TYPES = Object.keys(StreamEventSchemas) as (keyof typeof StreamEventSchemas)[];
-
 /** A vendor event (`acme:progress`): `type` and `sequence_number`, plus its own fields. */
 export const VendorStreamEvent = z.looseObject({ type: VendorType, ...seq });
 
@@ -130,6 +127,6 @@ export type VendorStreamEvent = z.infer<typeof VendorStreamEvent>;
 export type StreamEvent = StandardStreamEvent | VendorStreamEvent;
 export type StreamEventType = keyof Schemas;
 export type ErrorPayload = z.infer<typeof ErrorPayload>;
-export type StreamEventOf<T extends StreamEventType> = z.infer<Schemas[T]>;
 
-export const TERMINAL_EVENT_TYPES = ["response.completed", "response.incomplete", "response.failed"] as const;
+/** The events that end a stream (exactly one per stream). */
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"]);

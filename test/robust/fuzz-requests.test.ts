@@ -29,7 +29,7 @@ import { startMockServer, type MockServer } from "../../src/server.js";
 import { fixedClock } from "../../src/timing/clock.js";
 import { expectConformantStream } from "../support/conformance.js";
 import { parseSseStrict } from "../support/sse-parser.js";
-import { expectSaneAnswer, fuzzRuns, health, longRun, post, watchInternalErrors, type AnswerKind, type HttpAnswer, type InternalErrors } from "../support/robust.js";
+import { expectSaneAnswer, fuzzRuns, health, longRun, paths, post, setAt, watchInternalErrors, type AnswerKind, type HttpAnswer, type InternalErrors } from "../support/robust.js";
 import { ODD_PIECES, anyText, oddText, smallJson, validBody } from "./arbitraries.js";
 
 const LIBRARY = (await loadScenarios([LIBRARY_DIR])).map((l) => l.scenario);
@@ -156,30 +156,7 @@ describe("the two transports", () => {
 
 // ---- mutated bodies -----------------------------------------------------------------
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** Every path into a JSON value (not the root). */
-function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (Array.isArray(value)) value.forEach((v, i) => (out.push([...prefix, i]), paths(v, [...prefix, i], out)));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) out.push([...prefix, k]), paths(v, [...prefix, k], out);
-  return out;
-}
-
-/** A copy of `value` with the value at `path` replaced (or removed when `replacement` is undefined). */
-function setAt(value: unknown, path: readonly (string | number)[], replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const [head, ...rest] = path;
-  if (Array.isArray(value)) {
-    const copy = [...value];
-    if (rest.length === 0 && replacement === undefined) copy.splice(head as number, 1);
-    else copy[head as number] = setAt(copy[head as number], rest, replacement);
-    return copy;
-  }
-  const copy = { ...(value as Record<string, unknown>) };
-  if (rest.length === 0 && replacement === undefined) delete copy[head as string];
-  else copy[head as string] = setAt(copy[head as string], rest, replacement);
-  return copy;
-}
 
 /** Values of the wrong type or out of range, for any position. */
 const badValue: fc.Arbitrary<unknown> = fc.oneof(

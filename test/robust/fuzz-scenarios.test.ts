@@ -24,7 +24,7 @@ import { startMockServer, type MockServer } from "../../src/server.js";
 import { ApiError, CreateResponseBody } from "../../src/spec/index.js";
 import { fixedClock } from "../../src/timing/clock.js";
 import { expectConformantStream } from "../support/conformance.js";
-import { expectSaneAnswer, fuzzRuns, longRun, post, watchInternalErrors, type InternalErrors } from "../support/robust.js";
+import { expectSaneAnswer, fuzzRuns, longRun, paths, post, setAt, watchInternalErrors, type InternalErrors } from "../support/robust.js";
 import { ODD_PIECES, anyText, oddText, smallJson, validScenarioDoc } from "./arbitraries.js";
 
 const TIMEOUT = longRun() ? 3_600_000 : 60_000;
@@ -154,27 +154,6 @@ const oddVendorStatus = (scenario: Scenario) =>
 
 // ---- mutations ---------------------------------------------------------------------------
 
-function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
-  if (prefix.length > 100 || out.length > 5_000) return out;
-  if (Array.isArray(value)) value.forEach((v, i) => (out.push([...prefix, i]), paths(v, [...prefix, i], out)));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) out.push([...prefix, k]), paths(v, [...prefix, k], out);
-  return out;
-}
-
-function setAt(value: unknown, path: readonly (string | number)[], replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const [head, ...rest] = path;
-  if (Array.isArray(value)) {
-    const copy = [...value];
-    if (rest.length === 0 && replacement === undefined) copy.splice(head as number, 1);
-    else copy[head as number] = setAt(copy[head as number], rest, replacement);
-    return copy;
-  }
-  const copy = { ...(value as Record<string, unknown>) };
-  if (rest.length === 0 && replacement === undefined) delete copy[head as string];
-  else Object.defineProperty(copy, head as string, { value: setAt(copy[head as string], rest, replacement), enumerable: true, writable: true, configurable: true });
-  return copy;
-}
 
 const nestedArrays = (n: number): unknown => {
   let v: unknown = [];

@@ -59,7 +59,6 @@ const isScripted = (s: Scenario) => s.turns !== undefined;
 const usesTools = (s: Scenario) => s.generate !== undefined || (s.turns ?? []).some((t) => t.steps.some((step) => step.type === "function_call"));
 
 const SCRIPTED = LIBRARY.filter((s) => isScripted(s) && !httpErrorEnd(s));
-const HTTP_ERRORS = LIBRARY.filter((s) => httpErrorEnd(s));
 const MULTI_TURN = SCRIPTED.filter((s) => s.turns!.length > 1);
 
 const TOOLS = [

@@ -6,7 +6,7 @@
  */
 import { expect } from "vitest";
 import { foldEvents } from "../../src/emit/fold.js";
-import { ErrorBody, ResponseResource, StreamEvent, isVendorType } from "../../src/spec/index.js";
+import { ErrorBody, ResponseResource, StreamEvent, TERMINAL_EVENT_TYPES as TERMINAL, isVendorType } from "../../src/spec/index.js";
 
 type Ev = { type: string; sequence_number: number; [k: string]: any };
 
@@ -48,8 +48,6 @@ export function expectErrorBody(body: unknown): asserts body is ErrorBody {
   if (!r.success) throw new Error(`not a spec error body: ${JSON.stringify(body)}`);
   expect(r.data.error.message.length).toBeGreaterThan(10);
 }
-
-const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
 /** Checks one whole stream and returns its fold. */
 export function expectConformantStream(events: readonly Ev[]): ResponseResource {

@@ -299,3 +299,29 @@ export async function health(url: string, timeoutMs = 10_000): Promise<number> {
   await res.text();
   return res.status;
 }
+
+// ---- mutating JSON documents (shared by the request and scenario fuzzers) ----
+
+/** Every path into a JSON value (not the root), bounded in depth and count. */
+export function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (prefix.length > 100 || out.length > 5_000) return out;
+  if (Array.isArray(value)) value.forEach((v, i) => (out.push([...prefix, i]), paths(v, [...prefix, i], out)));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) out.push([...prefix, k]), paths(v, [...prefix, k], out);
+  return out;
+}
+
+/** A copy of `value` with the value at `path` replaced (or removed when `replacement` is undefined); `__proto__` stays data. */
+export function setAt(value: unknown, path: readonly (string | number)[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) {
+    const copy = [...value];
+    if (rest.length === 0 && replacement === undefined) copy.splice(head as number, 1);
+    else copy[head as number] = setAt(copy[head as number], rest, replacement);
+    return copy;
+  }
+  const copy = { ...(value as Record<string, unknown>) };
+  if (rest.length === 0 && replacement === undefined) delete copy[head as string];
+  else Object.defineProperty(copy, head as string, { value: setAt(copy[head as string], rest, replacement), enumerable: true, writable: true, configurable: true });
+  return copy;
+}
