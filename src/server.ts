@@ -5,7 +5,7 @@
  */
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createApp, type AppDeps } from "./http/app.js";
+import { createApp, createRequestListener, type AppDeps } from "./http/app.js";
 import { Runs } from "./http/runs.js";
 import { attachWebSocket } from "./http/websocket.js";
 import type { z } from "zod";
@@ -19,6 +19,7 @@ import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
+import { AnswerMemo } from "./emit/answer-memo.js";
 
 /**
  * Loads the shipped library (unless turned off) and the given scenarios. A
@@ -118,13 +119,14 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       tokensPerSecond: options.tokensPerSecond ?? null,
       heartbeatMs: options.heartbeatMs,
     },
+    memo: new AnswerMemo(options.answerCache),
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   const app = createApp(deps);
   const server = createServer(
     // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).
     { keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000, connectionsCheckingInterval: 1_000 },
-    app.callback(),
+    createRequestListener(deps, app),
   );
   // Requests Node's parser refuses (bad header bytes, too large headers, timeouts) still get a spec error body.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {

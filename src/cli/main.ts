@@ -88,6 +88,7 @@ interface ServeArgs extends ScenarioArgs {
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
   "store-limit"?: number;
+  "answer-cache"?: number;
   admin: boolean;
 }
 
@@ -106,6 +107,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
+      answerCache: argv["answer-cache"],
       admin: argv.admin,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
@@ -217,6 +219,7 @@ await yargs(hideBin(process.argv))
           .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
           .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
           .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+          .option("answer-cache", { type: "number", describe: "Answers of repeated requests to keep, replayed byte for byte within the same second (default 256; 0 = off)" })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" }),
       ),
     (argv) => serve(argv),

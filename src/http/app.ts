@@ -3,9 +3,11 @@
  * and `startMockServer` owns the socket. All errors leave through one
  * middleware that renders the spec error object.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
+import type { AnswerMemo } from "../emit/answer-memo.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
@@ -16,7 +18,8 @@ import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
 import type { TimingProfile } from "../timing/profile.js";
 import { bearerChecker } from "./auth.js";
-import { createResponseHandler } from "./responses.js";
+import { handleCreateResponse } from "./responses.js";
+import { asApiError, errorHeaders, openEntry, sendError, splitUrl } from "./raw.js";
 
 export interface AppDeps {
   /** The scenarios this server answers with, and its default. */
@@ -40,6 +43,8 @@ export interface AppDeps {
   clock: Clock;
   /** The server's timing profile (scenarios and request headers override it). */
   timing?: Partial<TimingProfile>;
+  /** Answers of repeated requests (optional; see AnswerMemo). */
+  memo?: AnswerMemo;
   /** Called with errors that are the server's fault (500s). */
   onError?: (error: unknown) => void;
 }
@@ -49,19 +54,14 @@ function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
     try {
       await next();
     } catch (err) {
-      const apiError =
-        err instanceof ApiError
-          ? err
-          : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
-      if (!(err instanceof ApiError)) onError?.(err);
+      const apiError = asApiError(err, onError);
       if (ctx.headerSent || !ctx.writable) {
         ctx.res.destroy();
         return;
       }
       ctx.respond = true;
       ctx.status = apiError.status;
-      for (const [k, v] of Object.entries(apiError.headers)) ctx.set(k, v);
-      if (apiError.status === 413) ctx.set("connection", "close");
+      for (const [k, v] of Object.entries(errorHeaders(apiError))) ctx.set(k, v);
       ctx.body = JSON.stringify(apiError.toBody());
       ctx.type = "application/json";
     }
@@ -72,14 +72,8 @@ function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
 function journalMiddleware(journal: Journal, now: () => number): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path.startsWith("/__mock/")) return next();
-    const entry = journal.open({
-      at: now(),
-      session: ctx.get("x-mock-session") || null,
-      method: ctx.method,
-      path: ctx.path,
-      query: { ...(ctx.query as Record<string, string | string[]>) },
-      headers: ctx.headers as Record<string, string | string[]>,
-    });
+    const { path, search } = splitUrl(ctx.url);
+    const entry = openEntry(journal, ctx.req, now(), path, search);
     ctx.state.journal = entry;
     try {
       await next();
@@ -128,7 +122,10 @@ export function createApp(deps: AppDeps): Koa {
       }
     : (_ctx, next) => next();
   const stored = storedRoutes(deps);
-  router.post("/v1/responses", guard, createResponseHandler(deps));
+  router.post("/v1/responses", guard, (ctx) => {
+    ctx.respond = false;
+    return handleCreateResponse(ctx.req, ctx.res, deps, journalEntry(ctx));
+  });
   router.post("/v1/responses/compact", guard, stored.compact);
   router.post("/v1/responses/input_tokens", guard, stored.inputTokens);
   router.get("/v1/responses/:id", guard, stored.retrieve);
@@ -147,4 +144,33 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
   return app;
+}
+
+/**
+ * The server's request listener: `POST /v1/responses`, the hot path, is
+ * answered directly on Node's request and response (journal, key check,
+ * handler, error object, exactly as the Koa route does); every other request
+ * goes through the Koa app.
+ */
+export function createRequestListener(deps: AppDeps, app: Koa = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
+  const koa = app.callback();
+  const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
+  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry) => {
+    try {
+      check?.(req.headers.authorization);
+      await handleCreateResponse(req, res, deps, entry);
+      entry.status = res.statusCode;
+    } catch (err) {
+      const error = asApiError(err, deps.onError);
+      entry.status = error.status;
+      sendError(res, error);
+    }
+  };
+  return (req, res) => {
+    if (req.method === "POST") {
+      const { path, search } = splitUrl(req.url);
+      if (path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search));
+    }
+    return void koa(req, res);
+  };
 }

@@ -3,7 +3,7 @@
  * plan, emit) → store → schedule → SSE through the pacer, the folded JSON
  * body once the answer's time is up, or a background run.
  */
-import type { Context } from "koa";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
 import { createRng, expandCompactions } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
@@ -13,7 +13,10 @@ import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
-import { journalEntry, type AppDeps } from "./app.js";
+import type { AppDeps } from "./app.js";
+import type { JournalEntry } from "../journal/journal.js";
+import { sendJson } from "./raw.js";
+import { memoKey } from "../emit/answer-memo.js";
 import { readJsonBody } from "./body.js";
 import { fromHeaders, readControls, type RequestControls } from "./control-headers.js";
 import { followRun } from "./stored-routes.js";
@@ -22,18 +25,17 @@ import { sseSink } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
 /** Aborts when the client goes away before the response finished (or the server closes it). */
-export function disconnectSignal(ctx: Context): AbortSignal {
+export function disconnectSignal(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
-  ctx.res.once("close", () => {
-    if (!ctx.res.writableFinished) controller.abort();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
 }
 
 /** Reads the request body (into the journal too) and checks it is a JSON object. */
-export async function readObjectBody(ctx: Context, deps: AppDeps): Promise<Record<string, unknown>> {
-  const { raw, json } = await readJsonBody(ctx.req, deps.bodyLimit);
-  const entry = journalEntry(ctx);
+export async function readObjectBody(req: IncomingMessage, limit: number, entry: JournalEntry | undefined): Promise<{ raw: string; json: Record<string, unknown> }> {
+  const { raw, json } = await readJsonBody(req, limit);
   if (entry) {
     entry.rawBody = raw;
     entry.body = json;
@@ -41,7 +43,7 @@ export async function readObjectBody(ctx: Context, deps: AppDeps): Promise<Recor
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
   }
-  return json as Record<string, unknown>;
+  return { raw, json: json as Record<string, unknown> };
 }
 
 /** The whole conversation of a request: the previous_response_id chain, then its input; compactions expanded. */
@@ -71,90 +73,107 @@ export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps,
 /** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */
 export function storedRecord(request: CreateResponseBody, answer: Answer, session: string | null = null, response = answer.response): StoredResponse | undefined {
   if (request.store === false) return undefined;
-  return { response, input: withItemIds(inputItems(request.input), response.id), plan: answer.plan, session };
+  return { response, input: storedInput(request, answer), plan: answer.plan, session };
 }
 
-export function createResponseHandler(deps: AppDeps) {
-  return async (ctx: Context): Promise<void> => {
-    const request = parseOrThrow(CreateResponseBody, await readObjectBody(ctx, deps));
-    // Validate every control header before doing any work.
-    const headers = fromHeaders(ctx.req.headers);
-    const controls = readControls(headers);
-    const seed = controls.seed ?? deps.seed;
-    if (request.background && request.store === false) {
-      throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
-    }
-    const session = sessionOf(headers.get("x-mock-session") || undefined);
-    const items = conversationOf(deps, request, sessionStore(deps.store, session));
-    const header = controls.scenario;
-    const planned = planRequest({
-      registry: deps.registry,
-      request,
-      items,
-      seed,
-      scenario: header,
-      // A queued answer or use() of the session applies unless the header names a scenario.
-      forced: header ? undefined : deps.controls.take(session),
-      createdAt: Math.floor(deps.wallClock.now() / 1000),
-    });
-    // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
-    const { paced } = timingOf(controls, deps, planned);
-    const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
-    const { events, scenario } = answer;
-    ctx.set("x-mock-scenario", scenario.name);
-    const entry = journalEntry(ctx);
-    if (entry) {
-      entry.scenario = scenario.name;
-      entry.reason = answer.reason;
-      entry.responseId = answer.plan.base.id;
-      entry.streamed = request.stream === true;
-    }
-    const scenarioHeader = { "x-mock-scenario": scenario.name };
+/** The request's own input items with ids, as the store keeps them. */
+const storedInput = (request: CreateResponseBody, answer: Answer): ItemParam[] => withItemIds(inputItems(request.input), answer.plan.base.id);
 
-    if (request.background) {
-      const first = events[0] as { response?: StoredResponse["response"] };
-      const record = storedRecord(request, answer, session, first.response)!;
-      deps.store.put(record);
-      const schedule = scheduleOf(controls, deps, answer);
-      const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
-      if (request.stream) return followRun(ctx, run, -1, scenarioHeader);
-      ctx.status = 200;
-      ctx.body = JSON.stringify(record.response);
-      ctx.type = "application/json";
-      return;
-    }
+/** Whether a request's controls leave the timing as the server and scenario set it (no timing or fault header). */
+const defaultTiming = (controls: RequestControls) => controls.fault === undefined && Object.values(controls.timing).every((v) => v === undefined);
 
-    const record = storedRecord(request, answer, session);
-    if (record) deps.store.put(record);
-    // The schedule counts from here: once the answer is ready, its times are kept exactly.
-    const start = deps.clock.now();
+/** Rough bytes an entry holds: the request, and per event its object and its SSE frame. */
+const estimateBytes = (raw: string, answer: Answer) => 2 * raw.length + 2048 + answer.events.length * 1024;
 
-    if (request.stream) {
-      ctx.respond = false;
-      await playSchedule(scheduleOf(controls, deps, answer), sseSink(ctx.res, events, scenarioHeader), { clock: deps.clock, start, signal: disconnectSignal(ctx) });
-      return;
-    }
+/**
+ * Answers one `POST /v1/responses` on Node's request and response. It throws
+ * (an ApiError, before anything was sent) for a bad request; the caller
+ * renders that. Otherwise it writes the whole answer itself and resolves when
+ * the answer has been played. A request that repeats one seen in the same
+ * second is answered from the memo (see AnswerMemo): the same bytes, less work.
+ */
+export async function handleCreateResponse(req: IncomingMessage, res: ServerResponse, deps: AppDeps, entry: JournalEntry | undefined): Promise<void> {
+  const { raw, json } = await readObjectBody(req, deps.bodyLimit, entry);
+  const headers = fromHeaders(req.headers);
+  const createdAt = Math.floor(deps.wallClock.now() / 1000);
+  const memo = deps.memo?.enabled ? deps.memo : undefined;
+  const key = memo ? memoKey({ createdAt, seed: headers.get("x-mock-seed"), scenario: headers.get("x-mock-scenario"), body: raw }) : "";
+  let hit = memo?.get(key);
+  // The same bytes validated before; a body is validated before the headers.
+  const request = hit ? hit.request : parseOrThrow(CreateResponseBody, json);
+  const controls = readControls(headers);
+  if (request.background && request.store === false) {
+    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
+  }
+  const session = sessionOf(headers.get("x-mock-session") || undefined);
+  const header = controls.scenario;
+  let items: ItemParam[] | undefined;
+  if (!hit) items = conversationOf(deps, request, sessionStore(deps.store, session));
+  // A queued answer or use() of the session applies unless the header names a scenario (and is never memoised).
+  const forced = header ? undefined : deps.controls.take(session);
+  if (forced) {
+    hit = undefined;
+    items ??= conversationOf(deps, request, sessionStore(deps.store, session));
+  }
+  const planned = hit
+    ? hit.planned
+    : planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, scenario: header, forced, createdAt });
+  // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
+  const { paced } = timingOf(controls, deps, planned);
+  const needEvents = request.stream || request.background || paced;
+  const answer = needEvents ? (hit?.full ?? withEvents(planned)) : (hit?.final ?? hit?.full ?? finalOnly(planned));
+  if (memo && !hit && !forced && !request.background && !request.previous_response_id) {
+    hit = { request, planned, bytes: estimateBytes(raw, answer) };
+    if (needEvents) hit.full = answer;
+    else hit.final = answer;
+    memo.set(key, hit);
+  }
+  const { events, scenario } = answer;
+  if (entry) {
+    entry.scenario = scenario.name;
+    entry.reason = answer.reason;
+    entry.responseId = answer.plan.base.id;
+    entry.streamed = request.stream === true;
+  }
+  const scenarioHeader = { "x-mock-scenario": scenario.name };
 
-    const body = JSON.stringify(answer.response);
-    if (!paced) {
-      ctx.status = 200;
-      ctx.body = body;
-      ctx.type = "application/json";
-      return;
-    }
-    // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
-    ctx.respond = false;
-    const res = ctx.res;
-    const jsonSink: PaceSink = {
-      event: () => !res.destroyed,
-      heartbeat: () => !res.destroyed,
-      end: () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...scenarioHeader });
-        res.end(body);
-      },
-      destroy: () => res.destroy(),
-    };
+  if (request.background) {
+    const first = events[0] as { response?: StoredResponse["response"] };
+    const record = storedRecord(request, answer, session, first.response)!;
+    deps.store.put(record);
     const schedule = scheduleOf(controls, deps, answer);
-    await playSchedule({ ...schedule, slots: schedule.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(ctx) });
+    const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
+    if (request.stream) return followRun(res, run, -1, scenarioHeader);
+    return sendJson(res, 200, JSON.stringify(record.response), scenarioHeader);
+  }
+
+  if (request.store !== false) {
+    const input = hit ? (hit.input ??= storedInput(request, answer)) : storedInput(request, answer);
+    deps.store.put({ response: answer.response, input, plan: answer.plan, session });
+  }
+  // The schedule counts from here: once the answer is ready, its times are kept exactly.
+  const start = deps.clock.now();
+  // With no timing header, the schedule depends on the answer alone: kept with it.
+  const schedule = () => {
+    if (!hit || hit.full !== answer || !defaultTiming(controls)) return scheduleOf(controls, deps, answer);
+    return (hit.extra ??= scheduleOf(controls, deps, answer)) as Schedule;
   };
+
+  if (request.stream) {
+    const frames = hit && hit.full === answer ? (hit.frames ??= []) : undefined;
+    await playSchedule(schedule(), sseSink(res, events, scenarioHeader, frames), { clock: deps.clock, start, signal: disconnectSignal(res) });
+    return;
+  }
+
+  const body = hit && hit.final === answer ? (hit.body ??= JSON.stringify(answer.response)) : JSON.stringify(answer.response);
+  if (!paced) return sendJson(res, 200, body, scenarioHeader);
+  // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
+  const jsonSink: PaceSink = {
+    event: () => !res.destroyed,
+    heartbeat: () => !res.destroyed,
+    end: () => sendJson(res, 200, body, scenarioHeader),
+    destroy: () => res.destroy(),
+  };
+  const paced_ = schedule();
+  await playSchedule({ ...paced_, slots: paced_.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
 }

@@ -50,8 +50,10 @@ export function drained(res: ServerResponse): Promise<boolean> {
  * A sink for the pacer over an HTTP response. The status line and headers go
  * out with the first frame (an event or a heartbeat), so a slow first byte is
  * really slow. `destroy` flushes what was written, then closes the socket.
+ * `frames`, when given, keeps each event's frame once it is serialised (the
+ * answer memo shares them between requests that get the same events).
  */
-export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}): PaceSink {
+export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}, frames?: (string | undefined)[]): PaceSink {
   // Frames due at the same moment are corked into one socket write; each frame is still written whole.
   let corked = false;
   const flush = () => {
@@ -73,7 +75,7 @@ export function sseSink(res: ServerResponse, events: readonly StreamEvent[], hea
     return drained(res);
   };
   return {
-    event: (i) => write(sseFrame(events[i])),
+    event: (i) => write(frames ? (frames[i] ??= sseFrame(events[i])) : sseFrame(events[i])),
     heartbeat: () => write(HEARTBEAT_FRAME),
     flush,
     end() {

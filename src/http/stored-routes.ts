@@ -4,13 +4,14 @@
  * clients work: retrieve (and replay as SSE), delete, cancel, input items,
  * input token counts — and the spec's compaction route.
  */
+import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { z } from "zod";
 import { compactConversation, countInputTokens, newId, createRng, requestSeed } from "../generate/index.js";
 import { ApiError, CreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
 import { eventsOf } from "../store/response-store.js";
-import type { AppDeps } from "./app.js";
+import { journalEntry, type AppDeps } from "./app.js";
 import { conversationOf, readObjectBody } from "./responses.js";
 import type { Run } from "./runs.js";
 import { sessionOfContext, sessionStore } from "./session.js";
@@ -44,9 +45,7 @@ const queryInt = (ctx: Context, name: string, min: number, max: number, fallback
 };
 
 /** Streams a background run as SSE: what it produced so far, then live, then [DONE]. */
-export async function followRun(ctx: Context, run: Run, startingAfter: number, headers: Record<string, string> = {}): Promise<void> {
-  ctx.respond = false;
-  const res = ctx.res;
+export async function followRun(res: ServerResponse, run: Run, startingAfter: number, headers: Record<string, string> = {}): Promise<void> {
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
   await new Promise<void>((resolve) => {
     const queue: (StreamEvent | null)[] = [];
@@ -107,7 +106,7 @@ export function storedRoutes(deps: AppDeps) {
       const run = deps.runs.get(id);
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
-        return run && run.state === "running" ? followRun(ctx, run, after) : replay(ctx, eventsOf(record), after);
+        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after)) : replay(ctx, eventsOf(record), after);
       }
       json(ctx, record.response);
     },
@@ -151,13 +150,13 @@ export function storedRoutes(deps: AppDeps) {
     },
 
     async inputTokens(ctx: Context) {
-      const request = parseOrThrow(InputTokensBody, await readObjectBody(ctx, deps));
+      const request = parseOrThrow(InputTokensBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
     async compact(ctx: Context) {
-      const body = parseOrThrow(CompactBody, await readObjectBody(ctx, deps));
+      const body = parseOrThrow(CompactBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
       const seed = requestSeed(deps.seed, body);
       const id = newId(createRng(seed), "resp", 32);
       const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, sessionOfContext(ctx))), id);

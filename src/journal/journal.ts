@@ -43,7 +43,9 @@ export function maskAuthorization(value: string): string {
 }
 
 export class Journal {
-  private entries: JournalEntry[] = [];
+  /** A ring of the newest `limit` entries: `ring[(head + i) % limit]` is the i-th oldest. */
+  private ring: JournalEntry[] = [];
+  private head = 0;
   private next = 0;
 
   constructor(readonly limit = 1000) {}
@@ -53,19 +55,46 @@ export class Journal {
     // Node gives header names lower-cased already; only the credential needs masking.
     const headers = { ...init.headers };
     if (typeof headers.authorization === "string") headers.authorization = maskAuthorization(headers.authorization);
-    const entry: JournalEntry = { seq: this.next++, ...init, headers, rawBody: null, body: null, scenario: null, reason: null, responseId: null, status: 0, streamed: false };
-    this.entries.push(entry);
-    if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit);
+    const entry: JournalEntry = {
+      seq: this.next++,
+      at: init.at,
+      session: init.session,
+      method: init.method,
+      path: init.path,
+      query: init.query,
+      headers,
+      rawBody: null,
+      body: null,
+      scenario: null,
+      reason: null,
+      responseId: null,
+      status: 0,
+      streamed: false,
+    };
+    if (this.limit === 0) return entry;
+    if (this.ring.length < this.limit) this.ring.push(entry);
+    else {
+      // Full: the oldest entry's slot takes the new one (O(1) per request).
+      this.ring[this.head] = entry;
+      this.head = (this.head + 1) % this.limit;
+    }
     return entry;
+  }
+
+  /** Entries oldest first. */
+  private ordered(): JournalEntry[] {
+    return this.head === 0 ? this.ring.slice() : [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
   }
 
   /** Entries in order; only those of one session when `session` is given (null = requests without one). */
   list(session?: string | null): JournalEntry[] {
-    return session === undefined ? [...this.entries] : this.entries.filter((e) => e.session === session);
+    const all = this.ordered();
+    return session === undefined ? all : all.filter((e) => e.session === session);
   }
 
   /** Forgets entries (only one session's when `session` is given). */
   clear(session?: string | null): void {
-    this.entries = session === undefined ? [] : this.entries.filter((e) => e.session !== session);
+    this.ring = session === undefined ? [] : this.ordered().filter((e) => e.session !== session);
+    this.head = 0;
   }
 }

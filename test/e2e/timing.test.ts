@@ -11,27 +11,12 @@ import { describe, expect, it } from "vitest";
 import { expectConformantStream, expectErrorBody } from "../support/conformance.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 import { startMockServer } from "../../src/server.js";
-import { postResponses, useServer } from "../support/server.js";
+import { postResponses, rawPost, useServer } from "../support/server.js";
 
 const server = useServer({ seed: 3 });
 const body = { model: "mock-model-1", input: "Tell me something.", stream: true };
 
-/** Sends a request with node:http and collects every byte until the connection ends, however it ends. */
-function rawStream(headers: Record<string, string>, payload: object = body): Promise<{ status: number; text: string; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(`${server().baseURL}/responses`);
-    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode!, text, complete: res.complete }));
-      res.on("error", () => resolve({ status: res.statusCode!, text, complete: false }));
-      res.on("aborted", () => resolve({ status: res.statusCode!, text, complete: false }));
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(payload));
-  });
-}
+const rawStream = (headers: Record<string, string>, payload: object = body) => rawPost(server(), payload, headers);
 
 describe("heartbeats", () => {
   it("arrive while waiting for the first event and between slow events, as SSE comments", async () => {
