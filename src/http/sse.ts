@@ -46,46 +46,61 @@ export function drained(res: ServerResponse): Promise<boolean> {
   });
 }
 
+/** Frames due together are joined up to this many characters before they are written. */
+const JOIN_LIMIT = 64 * 1024;
+
 /**
  * A sink for the pacer over an HTTP response. The status line and headers go
  * out with the first frame (an event or a heartbeat), so a slow first byte is
- * really slow. `destroy` flushes what was written, then closes the socket.
- * `frames`, when given, keeps each event's frame once it is serialised (the
- * answer memo shares them between requests that get the same events).
+ * really slow. Frames due at the same moment are joined and written together
+ * at the next flush (each frame whole; never held past its time, as the pacer
+ * flushes before every wait); the last ones go out with the end of the
+ * response in one write. `destroy` sends what was delivered, then closes the
+ * socket. `frames`, when given, keeps each event's frame once it is
+ * serialised (the answer memo shares them between requests that get the same
+ * events).
  */
 export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}, frames?: (string | undefined)[]): PaceSink {
-  // Frames due at the same moment are corked into one socket write; each frame is still written whole.
-  let corked = false;
-  const flush = () => {
-    if (corked) {
-      corked = false;
-      res.uncork();
-    }
-  };
-  const write = (frame: string) => {
+  let pending = "";
+  /** Set while the socket buffer is full: the next frame waits for it to drain. */
+  let blocked: Promise<boolean> | undefined;
+  const gone = () => res.destroyed || res.writableEnded;
+  const head = () => {
     if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    if (!corked && !res.destroyed) {
-      res.cork();
-      corked = true;
-    }
-    if (res.destroyed || res.writableEnded) return false;
-    if (res.write(frame)) return true;
-    // The buffer is full: send it, then wait for the client to take it.
-    flush();
-    return drained(res);
+  };
+  /** Writes what is pending; true, false (the client is gone) or a promise of either (the buffer is full). */
+  const send = (): boolean | Promise<boolean> => {
+    if (gone()) return false;
+    head();
+    if (pending === "") return blocked ?? true;
+    const chunk = pending;
+    pending = "";
+    if (res.write(chunk)) return true;
+    blocked = drained(res).then((ok) => {
+      blocked = undefined;
+      return ok;
+    });
+    return blocked;
+  };
+  const add = (frame: string): boolean | Promise<boolean> => {
+    if (gone()) return false;
+    if (blocked) return blocked.then((ok) => (ok ? add(frame) : false));
+    pending += frame;
+    return pending.length >= JOIN_LIMIT ? send() : true;
   };
   return {
-    event: (i) => write(frames ? (frames[i] ??= sseFrame(events[i])) : sseFrame(events[i])),
-    heartbeat: () => write(HEARTBEAT_FRAME),
-    flush,
+    event: (i) => add(frames ? (frames[i] ??= sseFrame(events[i])) : sseFrame(events[i])),
+    heartbeat: () => add(HEARTBEAT_FRAME),
+    flush: () => void send(),
     end() {
-      if (write(DONE_FRAME) !== false) {
-        flush();
-        res.end();
-      }
+      if (gone()) return;
+      head();
+      const rest = pending + DONE_FRAME;
+      pending = "";
+      res.end(rest);
     },
     destroy() {
-      flush();
+      void send();
       const socket = res.socket;
       if (!socket) return void res.destroy();
       // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.

@@ -73,7 +73,8 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
     const { slots } = schedule;
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s];
-      await waitUntil(start + slot.at);
+      // Frames already due are delivered without a turn of the event loop in between.
+      if (start + slot.at > clock.now()) await waitUntil(start + slot.at);
       if (signal?.aborted) return "aborted";
       switch (slot.kind) {
         case "heartbeat": {
@@ -89,9 +90,11 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
           if (!(await heartbeat())) return "aborted";
           break;
         }
-        case "event":
-          if (!written(await sink.event(slot.index))) return "aborted";
+        case "event": {
+          const ok = sink.event(slot.index);
+          if (!written(typeof ok === "boolean" ? ok : await ok)) return "aborted";
           break;
+        }
         case "done":
           sink.end();
           return "done";

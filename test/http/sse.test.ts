@@ -28,49 +28,60 @@ class FakeResponse extends EventEmitter {
     this.writes.push(chunk);
     return !this.full;
   }
-  end() {
+  end(chunk?: string) {
+    if (chunk !== undefined) this.writes.push(chunk);
     this.writableEnded = true;
   }
   destroy() {
     this.destroyed = true;
   }
-  corks = 0;
-  cork() {
-    this.corks++;
-  }
-  uncork() {
-    this.corks--;
-  }
 }
 
-/** Streams a whole event list with no pacing, as the server does at zero delay. */
-const writeEventStream = (res: ServerResponse, events: StreamEvent[]) =>
-  playSchedule(buildSchedule(events, ZERO_PROFILE, { next: () => 0 }), sseSink(res, events), { clock: systemClock, start: systemClock.now() });
+/** Streams a whole event list, with no pacing as the server does at zero delay, or `chunkMs` apart. */
+const writeEventStream = (res: ServerResponse, events: StreamEvent[], chunkMs = 0) =>
+  playSchedule(buildSchedule(events, { ...ZERO_PROFILE, chunkMs }, { next: () => 0 }), sseSink(res, events), { clock: systemClock, start: systemClock.now() });
+
+/** Splits written text back into SSE frames (each ends with a blank line). */
+const framesOf = (text: string) => text.split(/(?<=\n\n)/);
 
 describe("SSE writer", () => {
-  it("writes each event in exactly one write, then [DONE]", async () => {
+  it("writes every event whole, frames due together joined in one write, ended with [DONE]", async () => {
     const events = emitEvents(makePlan(ITEMS.mixed));
     const res = new FakeResponse();
     await writeEventStream(res as unknown as ServerResponse, events);
-    expect(res.writes).toHaveLength(events.length + 1);
-    res.writes.slice(0, -1).forEach((w, i) => {
-      expect(w).toBe(sseFrame(events[i]));
-      expect(w).toMatch(/^event: [^\n]+\ndata: [^\n]+\n\n$/);
-    });
-    expect(res.writes.at(-1)).toBe(DONE_FRAME);
+    // Nothing was paced: the whole stream is one write, the end of the response.
+    expect(res.writes).toHaveLength(1);
+    expect(framesOf(res.writes[0])).toEqual([...events.map(sseFrame), DONE_FRAME]);
+    for (const frame of framesOf(res.writes[0]).slice(0, -1)) expect(frame).toMatch(/^event: [^\n]+\ndata: [^\n]+\n\n$/);
     expect(res.writableEnded).toBe(true);
-    expect(res.corks).toBe(0); // frames due together were corked, and uncorked before the end
+    expect(res.headers["content-type"]).toBe("text/event-stream");
+  });
+
+  it("sends paced frames before each wait, and never splits a frame", async () => {
+    const events = emitEvents(makePlan(ITEMS.text));
+    const res = new FakeResponse();
+    await writeEventStream(res as unknown as ServerResponse, events, 20);
+    // Frames 20 ms apart go out one by one (a late timer may join some that are due by then).
+    expect(res.writes.length).toBeGreaterThan(events.length / 2);
+    const frames = [...events.map(sseFrame), DONE_FRAME];
+    let at = 0;
+    for (const write of res.writes) {
+      const parts = framesOf(write);
+      expect(parts).toEqual(frames.slice(at, at + parts.length));
+      at += parts.length;
+    }
+    expect(at).toBe(frames.length);
   });
 
   it("waits for drain when the socket buffer is full, and stops when the client leaves", async () => {
     const events = emitEvents(makePlan(ITEMS.text));
     const res = new FakeResponse();
     res.full = true;
-    const done = writeEventStream(res as unknown as ServerResponse, events);
-    await new Promise((r) => setImmediate(r));
-    expect(res.writes).toHaveLength(1); // paused after the first write
+    const done = writeEventStream(res as unknown as ServerResponse, events, 20);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(res.writes).toHaveLength(1); // the next frame waits for the buffer to drain
     res.emit("drain");
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 30));
     expect(res.writes).toHaveLength(2);
     res.destroyed = true;
     res.emit("close");
