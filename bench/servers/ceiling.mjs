@@ -1,13 +1,13 @@
 // The ceiling: a bare node:http server answering every POST with fixed bytes captured from
-// openresponses-mock — a JSON body, or SSE frames written one per event — so it does no work
-// but the HTTP itself. Usage: node ceiling.mjs FILE.json (JSON) | FILE.sse (SSE frames)
+// openresponses-mock, so it does no work but the HTTP itself — a JSON body, or an SSE stream
+// whose frames (all due at once at zero delay) go out in one chunked write, the cheapest way
+// Node can send them. Usage: node ceiling.mjs FILE.json (JSON) | FILE.sse (SSE frames)
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const file = process.argv[2];
 const content = readFileSync(file, "utf8");
 const sse = file.endsWith(".sse");
-const frames = sse ? content.split(/(?<=\n\n)/) : [];
 const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
@@ -16,8 +16,7 @@ const server = createServer((req, res) => {
       return res.end(content);
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const f of frames) res.write(f);
-    res.end();
+    res.end(content);
   });
 });
 server.keepAliveTimeout = 5_000;

@@ -26,6 +26,13 @@ export interface PaceSink {
   flush?(): void;
 }
 
+/** What the pacer needs of an AbortSignal (one fits; so does the lighter `abortOnClose`). */
+export interface AbortLike {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 export type PlayResult = "done" | "dropped" | "aborted";
 
 export interface PlayOptions {
@@ -33,7 +40,7 @@ export interface PlayOptions {
   /** Clock time (ms) the schedule's offsets count from: when the answer was ready. */
   start: number;
   /** Aborts the play (client disconnect, server close, cancel). */
-  signal?: AbortSignal;
+  signal?: AbortLike;
 }
 
 /** Plays a schedule into a sink. */
