@@ -23,8 +23,12 @@ async function post(baseURL, payload, headers = {}) {
   return res.text();
 }
 
-/** Requests/s and latency of one target under load. */
-async function load(baseURL, payload, headers = {}) {
+/**
+ * Requests/s and latency of one target under load. With `vary`, every request's input is
+ * different ("hello 1", "hello 2", …), so no answer repeats and the answer memo never helps.
+ */
+async function load(baseURL, payload, headers = {}, vary = false) {
+  let n = 0;
   const r = await autocannon({
     url: `${baseURL}/responses`,
     method: "POST",
@@ -32,6 +36,7 @@ async function load(baseURL, payload, headers = {}) {
     body: JSON.stringify(payload),
     connections: CONNECTIONS,
     duration: SECONDS,
+    ...(vary ? { requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...payload, input: `${payload.input} ${++n}` }) }) }] } : {}),
   });
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) console.warn(`  (warning: ${bad} failed requests against ${baseURL})`);
@@ -56,20 +61,23 @@ const shortEvents = eventsIn(shortSse);
 const longEvents = eventsIn(longSse);
 
 const rows = [];
-async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1) {
+async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1, vary = false) {
   const results = {};
-  results.ours = await load(ours.baseURL, payload, oursHeaders);
+  results.ours = await load(ours.baseURL, payload, oursHeaders, vary);
   const ceiling = await startProcess([here("./servers/ceiling.mjs"), join(tmp, ceilingFile)]);
-  results.ceiling = await load(ceiling.baseURL, payload);
+  results.ceiling = await load(ceiling.baseURL, payload, {}, vary);
   await ceiling.stop();
   const aimock = await startProcess([here("./servers/aimock.mjs"), ...aimockArgs]);
-  results.aimock = await load(aimock.baseURL, payload);
+  results.aimock = await load(aimock.baseURL, payload, {}, vary);
   await aimock.stop();
   rows.push({ label, perRequest, ...results });
 }
 
 await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
 await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
+// The same two with every request different: what an answer costs when it is not a repeat.
+await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true);
+await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true);
 await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
 
 // RSS with 1,000 open, slow streams (a fresh server): the default answer, and the 1,000-delta one.
