@@ -57,12 +57,14 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
 /** The planned answer with its whole stream of events. */
 export function withEvents(planned: PlannedAnswer): Answer {
   const { events, pauses, response } = emitStream(planned.plan);
-  return { ...planned, events, pauses, response };
+  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events, pauses, response };
 }
+
+const NO_PAUSES: ReadonlyMap<number, number> = new Map();
 
 /** The planned answer's final response only, with no events built (a non-streamed answer with no timing). */
 export function finalOnly(planned: PlannedAnswer): Answer {
-  return { ...planned, events: [], pauses: new Map(), response: emitFinal(planned.plan) };
+  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: [], pauses: NO_PAUSES, response: emitFinal(planned.plan) };
 }
 
 /** Answers a validated request with its whole stream. */

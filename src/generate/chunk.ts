@@ -1,6 +1,6 @@
 /** Splitting text into the deltas that stream it. */
 import type { Rng } from "./rng.js";
-import { tokenize } from "./tokens.js";
+import { tokenEnd } from "./tokens.js";
 
 /**
  * Groups the tokens of `text` into deltas of `min`..`max` tokens each (drawn
@@ -8,12 +8,13 @@ import { tokenize } from "./tokens.js";
  * no delta.
  */
 export function chunkText(text: string, rng: Rng, min = 1, max = 3): string[] {
-  const pieces = tokenize(text);
   const out: string[] = [];
-  for (let i = 0; i < pieces.length; ) {
+  for (let i = 0; i < text.length; ) {
     const n = Math.max(1, min === max ? min : rng.int(min, max));
-    out.push(pieces.slice(i, i + n).join(""));
-    i += n;
+    let end = i;
+    for (let k = 0; k < n && end < text.length; k++) end = tokenEnd(text, end);
+    out.push(text.slice(i, end));
+    i = end;
   }
   return out;
 }
