@@ -13,6 +13,12 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle;
   /** Cancels a timer; harmless for one that has fired. */
   clearTimeout(handle: TimerHandle): void;
+  /**
+   * Lets the rest of the process run (one turn of the event loop) before
+   * resolving. The pacer uses it so a stream that has fallen behind cannot
+   * hold the loop for all its overdue frames. A clock without it never yields.
+   */
+  yieldTurn?(): Promise<void>;
 }
 
 /** The wall clock with Node timers; `now()` has sub-millisecond resolution. */
@@ -20,6 +26,7 @@ export const systemClock: Clock = {
   now: () => performance.timeOrigin + performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
 };
 
 /** A clock that always says `ms` (to pin `created_at`/`completed_at` in tests). */

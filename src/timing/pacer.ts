@@ -33,6 +33,10 @@ export interface AbortLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
+/** A stream this many ms behind its schedule is late: it yields the event loop every BURST frames. */
+export const LATE_MS = 10;
+export const BURST = 8;
+
 export type PlayResult = "done" | "dropped" | "aborted";
 
 export interface PlayOptions {
@@ -78,10 +82,22 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
 
   try {
     const { slots } = schedule;
+    /** Frames delivered since the last wait or yield. */
+    let burst = 0;
     for (let s = 0; s < slots.length; s++) {
       const slot = slots[s];
-      // Frames already due are delivered without a turn of the event loop in between.
-      if (start + slot.at > clock.now()) await waitUntil(start + slot.at);
+      const due = start + slot.at;
+      const now = clock.now();
+      if (due > now) {
+        await waitUntil(due);
+        burst = 0;
+      } else if (now - due > LATE_MS && ++burst > BURST && clock.yieldTurn) {
+        // Behind schedule (an overloaded server): send what is due, let other streams and
+        // requests have a turn, then go on. Frames just due go out together without yielding.
+        sink.flush?.();
+        await clock.yieldTurn();
+        burst = 0;
+      }
       if (signal?.aborted) return "aborted";
       switch (slot.kind) {
         case "heartbeat": {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIBRARY_DIR } from "../../src/scenario/load.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { systemClock } from "../../src/timing/clock.js";
-import { playSchedule } from "../../src/timing/pacer.js";
+import { BURST, playSchedule } from "../../src/timing/pacer.js";
 import type { Schedule } from "../../src/timing/schedule.js";
 import { connectRaw, connectionsOf, expectSaneAnswer, health, plainRequest, post, rawExchange, settle, watchInternalErrors, type InternalErrors } from "../support/robust.js";
 
@@ -395,16 +395,14 @@ describe("known bugs", () => {
     }
   });
 
-  // KNOWN LIMITATION (fairness under overload): when a stream is late, the pacer writes every overdue frame at once —
-  // waitUntil() resolves without a timer when the target has passed, so a late stream's frames go out in
-  // one macrotask (here all 61 overdue frames before the next setImmediate). One event loop serves
-  // ~20,000-25,000 events/s (about 40 µs per frame measured on a 2-core machine); a storm of 2,000
-  // long-text streams at x-mock-chunk-ms: 50 asks for 40,000/s, every stream falls behind, each timer
-  // turn then writes a growing burst, and the turns grow without bound: new connections waited 7-15 s,
-  // /health on a kept-alive connection over 10 s, 77 of 2,000 clients got ECONNRESET, and after 30 s
-  // only ~1,250 streams had started (ORM_STORM_N=2000 reproduces it with the storm test above). Writing
-  // at most one overdue frame per turn (setImmediate between them) would keep the server fair.
-  it.fails("an overdue stream yields to the event loop between frames", async () => {
+  // Regression test (fixed): fairness under overload. The pacer used to write every overdue frame at once —
+  // a late stream's frames went out in one macrotask (here all 61 before the next setImmediate). One event
+  // loop serves ~20,000-25,000 events/s on a 2-core machine; a storm of 2,000 long-text streams at
+  // x-mock-chunk-ms: 50 asks for 40,000/s, every stream falls behind, each timer turn wrote a growing burst,
+  // and the turns grew without bound: new connections waited 7-15 s, /health over 10 s, 77 of 2,000 clients
+  // got ECONNRESET (ORM_STORM_N=2000 reproduces the load with the storm test above). Now a stream more than
+  // LATE_MS behind yields the loop after every BURST frames.
+  it("an overdue stream yields to the event loop between bursts of frames", async () => {
     const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({ kind: "event" as const, index: i, at: i * 50 }));
     slots.push({ kind: "done", at: 100 * 50 });
     let written = 0;
@@ -418,6 +416,18 @@ describe("known bugs", () => {
     await play;
     // 61 frames are overdue; a fair pacer has written only a few of them before the loop turns.
     expect(atNextTurn).toBeGreaterThanOrEqual(0);
-    expect(atNextTurn).toBeLessThan(10);
+    expect(atNextTurn).toBeLessThanOrEqual(BURST + 1);
+  });
+
+  it("a stream on time (all frames just due, zero delay) is not held back by yielding", async () => {
+    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({ kind: "event" as const, index: i, at: 0 }));
+    slots.push({ kind: "done", at: 0 });
+    let written = 0;
+    let atNextTurn = -1;
+    const sink = { event: () => (written++, true), heartbeat: () => true, end() {}, destroy() {} };
+    setImmediate(() => (atNextTurn = written));
+    expect(await playSchedule({ slots, heartbeatMs: 0, durationMs: 0 }, sink, { clock: systemClock, start: systemClock.now() })).toBe("done");
+    await new Promise((r) => setImmediate(r));
+    expect(atNextTurn).toBe(100);
   });
 });
