@@ -86,24 +86,14 @@ export interface MockServer extends MockControls {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-let sessionCounter = 0;
-
-/** Starts a mock server; resolves once it listens. */
-export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
-  const options = resolveOptions(input);
-  if (["0.0.0.0", "::", "[::]", "*"].includes(options.host) && !options.apiKey) {
-    console.warn(
-      `openresponses-mock: warning: listening on all interfaces (${options.host}) with no API key — anyone who can reach this machine can use the mock and read its request journal. Set --api-key KEY, or bind to 127.0.0.1.`,
-    );
-  }
-  const registry = await loadRegistry(options);
+/** The shared state and settings of one server (what the app, the direct path and WebSocket mode use). */
+export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = new MemoryResponseStore(options.storeLimit);
-  const runs = new Runs(store, clock);
-  const deps: AppDeps = {
+  return {
     registry,
     store,
-    runs,
+    runs: new Runs(store, clock),
     journal: new Journal(options.journalLimit),
     controls: new SessionControls(),
     admin: options.admin,
@@ -122,6 +112,21 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     memo: new AnswerMemo(options.answerCache),
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
+}
+
+let sessionCounter = 0;
+
+/** Starts a mock server; resolves once it listens. */
+export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
+  const options = resolveOptions(input);
+  if (["0.0.0.0", "::", "[::]", "*"].includes(options.host) && !options.apiKey) {
+    console.warn(
+      `openresponses-mock: warning: listening on all interfaces (${options.host}) with no API key — anyone who can reach this machine can use the mock and read its request journal. Set --api-key KEY, or bind to 127.0.0.1.`,
+    );
+  }
+  const registry = await loadRegistry(options);
+  const deps = createDeps(options, registry);
+  const { runs } = deps;
   const app = createApp(deps);
   const server = createServer(
     // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).

@@ -7,8 +7,11 @@
  * (events, the JSON body, SSE frames, the stored input items), so a repeated
  * request skips validation, planning, emission and serialisation and still
  * gets the same bytes. Bounded by entries and by an estimate of their size;
- * the least recently used go first. Pure: no I/O, no timers.
+ * the least recently used go first. An answer is kept only when its key was
+ * seen recently (a doorkeeper of key hashes), so requests that never repeat
+ * cost no memory and no garbage collection. Pure: no I/O, no timers.
  */
+import { fnv1a } from "../generate/hash.js";
 import type { ItemParam, CreateResponseBody } from "../spec/index.js";
 import type { Answer, PlannedAnswer } from "./answer.js";
 
@@ -37,9 +40,16 @@ export function memoKey(parts: { createdAt: number; seed: string; scenario: stri
   return `${parts.createdAt}\u0000${parts.seed}\u0000${parts.scenario}\u0000${parts.body}`;
 }
 
+/** How many recent key hashes the doorkeeper holds before it starts over. */
+const DOORKEEPER_LIMIT = 4096;
+
 export class AnswerMemo {
   private readonly entries = new Map<string, MemoEntry>();
   private bytes = 0;
+  private seen = new Set<number>();
+  /** Lookups answered from the memo, and those that were not (for tests and benchmarks). */
+  hits = 0;
+  misses = 0;
 
   /**
    * @param maxEntries most entries kept (0 turns the memo off)
@@ -61,10 +71,28 @@ export class AnswerMemo {
   /** The entry of a key, made the most recently used. */
   get(key: string): MemoEntry | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry;
+  }
+
+  /**
+   * Whether an answer for `key` is worth keeping: true when the key was seen
+   * recently (a repeat), else it is remembered and the answer is not kept.
+   */
+  admit(key: string): boolean {
+    // An answer to a body this large would not fit the byte budget anyway.
+    if (!this.enabled || 2 * key.length > this.maxBytes / 4) return false;
+    const h = fnv1a(key) ^ key.length;
+    if (this.seen.has(h)) return true;
+    if (this.seen.size >= DOORKEEPER_LIMIT) this.seen = new Set();
+    this.seen.add(h);
+    return false;
   }
 
   /** Keeps an entry (if it fits), evicting the least recently used. */
@@ -90,6 +118,7 @@ export class AnswerMemo {
 
   clear(): void {
     this.entries.clear();
+    this.seen.clear();
     this.bytes = 0;
   }
 }

@@ -133,7 +133,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const { paced } = timingOf(controls, deps, planned);
   const needEvents = request.stream || request.background || paced;
   const answer = needEvents ? (hit?.full ?? withEvents(planned)) : (hit?.final ?? hit?.full ?? finalOnly(planned));
-  if (memo && !hit && !forced && !request.background && !request.previous_response_id) {
+  if (memo && !hit && !forced && !request.background && !request.previous_response_id && memo.admit(key)) {
     hit = { request, planned, bytes: estimateBytes(raw, answer) };
     if (needEvents) hit.full = answer;
     else hit.final = answer;

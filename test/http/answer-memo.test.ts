@@ -3,7 +3,13 @@
  * bytes a server without it sends, and never when stored state or a session
  * control decides the answer. Also the bounds of the memo itself.
  */
-import { describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, createRequestListener, type AppDeps } from "../../src/http/app.js";
+import { resolveOptions } from "../../src/options.js";
+import { createDeps, loadRegistry } from "../../src/server.js";
+import { fixedClock } from "../../src/timing/clock.js";
 import { AnswerMemo, type MemoEntry } from "../../src/emit/answer-memo.js";
 import { expectConformantStream, expectErrorBody, expectValidResponse } from "../support/conformance.js";
 import { postResponses, rawPost, TEST_NOW_MS, useServer } from "../support/server.js";
@@ -121,6 +127,62 @@ describe("the answer memo", () => {
     const badBody = await postResponses(cached(), { model: "m", input: 5 });
     expect(badBody.status).toBe(400);
     expect(JSON.parse(badBody.text).error.param).toBe("input");
+  });
+});
+
+/** Serves `listener` on port 0; resolves with its origin. */
+async function serve(listener: Parameters<typeof createServer>[1], servers: Server[]): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("the direct path and the Koa app, on the same state", () => {
+  let deps: AppDeps;
+  let direct: string;
+  let koa: string;
+  const servers: Server[] = [];
+  beforeAll(async () => {
+    const options = resolveOptions({ clock: fixedClock(TEST_NOW_MS), apiKey: "sk-memo-key-123" });
+    deps = createDeps(options, await loadRegistry(options));
+    direct = await serve(createRequestListener(deps), servers);
+    koa = await serve(createApp(deps).callback(), servers);
+  });
+  afterAll(() => servers.forEach((s) => s.close()));
+
+  const post = (origin: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${origin}/v1/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-memo-key-123", ...headers }, body: JSON.stringify(body) });
+
+  it("answer alike: the same bytes, headers, errors and journal entries", async () => {
+    for (const [body, headers] of [
+      [{ model: "m", input: "alike" }, {}],
+      [{ model: "m", input: "alike", stream: true }, {}],
+      [{ model: "m", input: 3 }, {}],
+      [{ model: "m", input: "x" }, { authorization: "Bearer wrong" }],
+      [{ model: "m", input: "x" }, { "x-mock-scenario": "no-such-scenario" }],
+    ] as const) {
+      const a = await post(direct, body, headers);
+      const b = await post(koa, body, headers);
+      expect(a.status).toBe(b.status);
+      for (const h of ["content-type", "x-mock-scenario", "cache-control"]) expect(a.headers.get(h)).toBe(b.headers.get(h));
+      expect(await a.text()).toBe(await b.text());
+      const [ea, eb] = deps.journal.list().slice(-2);
+      expect({ ...ea, seq: 0, at: 0, headers: {} }).toEqual({ ...eb, seq: 0, at: 0, headers: {} });
+    }
+  });
+
+  it("repeats are answered from the memo once seen twice; distinct requests leave nothing in it", async () => {
+    const memo = deps.memo!;
+    memo.clear();
+    const before = { hits: memo.hits, size: memo.size };
+    for (let i = 0; i < 20; i++) expect((await post(direct, { model: "m", input: `distinct ${i}` })).status).toBe(200);
+    expect(memo.size).toBe(before.size);
+    const texts: string[] = [];
+    for (let i = 0; i < 4; i++) texts.push(await (await post(direct, { model: "m", input: "again and again" })).text());
+    expect(new Set(texts).size).toBe(1);
+    expect(memo.size).toBe(before.size + 1);
+    expect(memo.hits - before.hits).toBe(2); // the first two computed it (seen, then kept), the next two were hits
   });
 });
 
