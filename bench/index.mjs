@@ -1,7 +1,10 @@
 // npm run bench: openresponses-mock against the ceiling (a bare node:http server sending the
 // same bytes) and the closest npm peer (@copilotkit/aimock), measured side by side in one run,
 // plus memory, start time and pacing. Ratios are what to compare; this machine is noisy.
-// Env: BENCH_SECONDS (per load run, default 5), BENCH_CONNECTIONS (default 50), BENCH_SKIP_PACING=1.
+// Each row runs ROUNDS interleaved rounds (ours, ceiling, aimock, ours, …) and reports each
+// target's median, so a slow moment of the machine hits all three alike.
+// Env: BENCH_SECONDS (per load run, default 3), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 50),
+// BENCH_SKIP_PACING=1.
 import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -12,7 +15,8 @@ import { fmt, rssMB, startProcess, startServerProcess } from "./lib.mjs";
 import { measureStart } from "./start.mjs";
 import { measurePacing } from "./timing.mjs";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "orm-bench-"));
@@ -61,16 +65,31 @@ const shortEvents = eventsIn(shortSse);
 const longEvents = eventsIn(longSse);
 
 const rows = [];
+/** The run with the median req/s of several. */
+const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+/** The median of the per-round ratios a/b (each round measured the two back to back). */
+const medianRatio = (a, b) => a.map((x, i) => x.rps / b[i].rps).sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
 async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1, vary = false) {
-  const results = {};
-  results.ours = await load(ours.baseURL, payload, oursHeaders, vary);
   const ceiling = await startProcess([here("./servers/ceiling.mjs"), join(tmp, ceilingFile)]);
-  results.ceiling = await load(ceiling.baseURL, payload, {}, vary);
-  await ceiling.stop();
   const aimock = await startProcess([here("./servers/aimock.mjs"), ...aimockArgs]);
-  results.aimock = await load(aimock.baseURL, payload, {}, vary);
+  const runs = { ours: [], ceiling: [], aimock: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.ours.push(await load(ours.baseURL, payload, oursHeaders, vary));
+    runs.ceiling.push(await load(ceiling.baseURL, payload, {}, vary));
+    runs.aimock.push(await load(aimock.baseURL, payload, {}, vary));
+  }
+  await ceiling.stop();
   await aimock.stop();
-  rows.push({ label, perRequest, ...results });
+  rows.push({
+    label,
+    perRequest,
+    ours: median(runs.ours),
+    ceiling: median(runs.ceiling),
+    aimock: median(runs.aimock),
+    vsCeiling: medianRatio(runs.ours, runs.ceiling),
+    vsAimock: medianRatio(runs.ours, runs.aimock),
+  });
 }
 
 await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
@@ -114,12 +133,12 @@ const pacing = process.env.BENCH_SKIP_PACING ? null : await measurePacing();
 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x) => fmt(x, 0).padStart(8);
-console.log(`\nopenresponses-mock benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${SECONDS} s × ${CONNECTIONS} connections per run`);
+console.log(`\nopenresponses-mock benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, median of ${ROUNDS} interleaved runs of ${SECONDS} s × ${CONNECTIONS} connections`);
 console.log(`${pad("", 38)}${"ours".padStart(8)} ${"ceiling".padStart(8)} ${"aimock".padStart(8)}   ${"vs ceiling".padStart(10)} ${"vs aimock".padStart(9)}   latency p50/p99 ms (ours | ceiling | aimock)`);
 for (const r of rows) {
   const k = r.perRequest;
   console.log(
-    `${pad(r.label, 38)}${num(r.ours.rps * k)} ${num(r.ceiling.rps * k)} ${num(r.aimock.rps * k)}   ${fmt(r.ours.rps / r.ceiling.rps).padStart(9)}× ${fmt(r.ours.rps / r.aimock.rps).padStart(8)}×   ` +
+    `${pad(r.label, 38)}${num(r.ours.rps * k)} ${num(r.ceiling.rps * k)} ${num(r.aimock.rps * k)}   ${fmt(r.vsCeiling).padStart(9)}× ${fmt(r.vsAimock).padStart(8)}×   ` +
       `${r.ours.p50}/${r.ours.p99} | ${r.ceiling.p50}/${r.ceiling.p99} | ${r.aimock.p50}/${r.aimock.p99}`,
   );
 }

@@ -109,9 +109,9 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const createdAt = Math.floor(deps.wallClock.now() / 1000);
   const memo = deps.memo?.enabled ? deps.memo : undefined;
   const key = memo ? memoKey({ createdAt, seed: headers.get("x-mock-seed"), scenario: headers.get("x-mock-scenario"), body: raw }) : "";
-  let hit = memo?.get(key);
-  // The same bytes validated before; a body is validated before the headers.
-  const request = hit ? hit.request : parseOrThrow(CreateResponseBody, json);
+  let memoed = memo?.get(key);
+  // The same bytes were validated before (the body is checked before the headers, as on a miss).
+  const request = memoed ? memoed.request : parseOrThrow(CreateResponseBody, json);
   const controls = readControls(headers);
   if (request.background && request.store === false) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
@@ -119,25 +119,25 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const header = controls.scenario;
   let items: ItemParam[] | undefined;
-  if (!hit) items = conversationOf(deps, request, sessionStore(deps.store, session));
+  if (!memoed) items = conversationOf(deps, request, sessionStore(deps.store, session));
   // A queued answer or use() of the session applies unless the header names a scenario (and is never memoised).
   const forced = header ? undefined : deps.controls.take(session);
   if (forced) {
-    hit = undefined;
+    memoed = undefined;
     items ??= conversationOf(deps, request, sessionStore(deps.store, session));
   }
-  const planned = hit
-    ? hit.planned
+  const planned = memoed
+    ? memoed.planned
     : planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, scenario: header, forced, createdAt });
   // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
   const needEvents = request.stream || request.background || paced;
-  const answer = needEvents ? (hit?.full ?? withEvents(planned)) : (hit?.final ?? hit?.full ?? finalOnly(planned));
-  if (memo && !hit && !forced && !request.background && !request.previous_response_id && memo.admit(key)) {
-    hit = { request, planned, bytes: estimateBytes(raw, answer) };
-    if (needEvents) hit.full = answer;
-    else hit.final = answer;
-    memo.set(key, hit);
+  const answer = needEvents ? (memoed?.full ?? withEvents(planned)) : (memoed?.final ?? memoed?.full ?? finalOnly(planned));
+  if (memo && !memoed && !forced && !request.background && !request.previous_response_id && memo.admit(key)) {
+    memoed = { request, planned, bytes: estimateBytes(raw, answer) };
+    if (needEvents) memoed.full = answer;
+    else memoed.final = answer;
+    memo.set(key, memoed);
   }
   const { events, scenario } = answer;
   if (entry) {
@@ -159,24 +159,24 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   }
 
   if (request.store !== false) {
-    const input = hit ? (hit.input ??= storedInput(request, answer)) : storedInput(request, answer);
+    const input = memoed ? (memoed.input ??= storedInput(request, answer)) : storedInput(request, answer);
     deps.store.put({ response: answer.response, input, plan: answer.plan, session });
   }
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();
   // With no timing header, the schedule depends on the answer alone: kept with it.
   const schedule = () => {
-    if (!hit || hit.full !== answer || !defaultTiming(controls)) return scheduleOf(controls, deps, answer);
-    return (hit.extra ??= scheduleOf(controls, deps, answer)) as Schedule;
+    if (!memoed || memoed.full !== answer || !defaultTiming(controls)) return scheduleOf(controls, deps, answer);
+    return (memoed.extra ??= scheduleOf(controls, deps, answer)) as Schedule;
   };
 
   if (request.stream) {
-    const frames = hit && hit.full === answer ? (hit.frames ??= []) : undefined;
+    const frames = memoed && memoed.full === answer ? (memoed.frames ??= []) : undefined;
     await playSchedule(schedule(), sseSink(res, events, scenarioHeader, frames), { clock: deps.clock, start, signal: disconnectSignal(res) });
     return;
   }
 
-  const body = hit && hit.final === answer ? (hit.body ??= JSON.stringify(answer.response)) : JSON.stringify(answer.response);
+  const body = memoed && memoed.final === answer ? (memoed.body ??= JSON.stringify(answer.response)) : JSON.stringify(answer.response);
   if (!paced) return sendJson(res, 200, body, scenarioHeader);
   // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
   const jsonSink: PaceSink = {
@@ -185,6 +185,6 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     end: () => sendJson(res, 200, body, scenarioHeader),
     destroy: () => res.destroy(),
   };
-  const paced_ = schedule();
-  await playSchedule({ ...paced_, slots: paced_.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  const timed = schedule();
+  await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
 }
