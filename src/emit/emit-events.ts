@@ -114,10 +114,19 @@ class Emitter {
     return { text, cut: true };
   }
 
-  private obfuscation(delta: string): Record<string, string> | undefined {
-    if (!this.plan.options.obfuscation || !this.collect) return undefined;
-    const len = Math.max(2, 16 - (delta.length % 16));
-    return { obfuscation: hashString(`${this.plan.base.id}:${this.count}`, len) };
+  /**
+   * Appends a text delta event, built in one go (deltas are most of a stream):
+   * `type, sequence_number, item_id, output_index[, indexKey], delta[, logprobs][, obfuscation]`.
+   */
+  private pushDelta(type: string, at: { item_id: string; output_index: number }, indexKey: string | null, index: number, delta: string, logprobs?: LogProb[], obfuscate = true): void {
+    if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
+    const event: Record<string, unknown> = { type, sequence_number: this.count, item_id: at.item_id, output_index: at.output_index };
+    if (indexKey !== null) event[indexKey] = index;
+    event.delta = delta;
+    if (logprobs !== undefined) event.logprobs = logprobs;
+    if (obfuscate && this.plan.options.obfuscation) event.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (delta.length % 16)));
+    this.events.push(event as unknown as StreamEvent);
+    this.count++;
   }
 
   snapshot(overrides: Partial<ResponseResource>): ResponseResource {
@@ -146,7 +155,7 @@ class Emitter {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
             const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${step.id}:${ci}:${part.text.length}`) : [];
-            if (this.collect) this.push("response.output_text.delta", { ...where, delta: spent.text, logprobs: lp, ...this.obfuscation(spent.text) });
+            if (this.collect) this.pushDelta("response.output_text.delta", at, "content_index", ci, spent.text, lp);
             else this.tick();
             part.text += spent.text;
             if (part.logprobs) part.logprobs.push(...lp);
@@ -168,7 +177,7 @@ class Emitter {
         for (const chunk of spec.chunks) {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
-            if (this.collect) this.push("response.refusal.delta", { ...where, delta: spent.text });
+            if (this.collect) this.pushDelta("response.refusal.delta", at, "content_index", ci, spent.text, undefined, false);
             else this.tick();
             part.refusal += spent.text;
           }
@@ -194,7 +203,7 @@ class Emitter {
     for (const chunk of step.chunks) {
       const spent = this.spend(chunk, false);
       if (spent.text.length > 0) {
-        if (this.collect) this.push("response.function_call_arguments.delta", { ...at, delta: spent.text, ...this.obfuscation(spent.text) });
+        if (this.collect) this.pushDelta("response.function_call_arguments.delta", at, null, 0, spent.text);
             else this.tick();
         item.arguments += spent.text;
       }
@@ -226,7 +235,7 @@ class Emitter {
       for (const chunk of step.summary[si]) {
         const spent = this.spend(chunk, true);
         if (spent.text.length > 0) {
-          if (this.collect) this.push("response.reasoning_summary_text.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+          if (this.collect) this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, spent.text);
             else this.tick();
           part.text += spent.text;
         }
@@ -243,7 +252,7 @@ class Emitter {
       for (const chunk of step.content[ci]) {
         const spent = this.spend(chunk, true);
         if (spent.text.length > 0) {
-          if (this.collect) this.push("response.reasoning.delta", { ...where, delta: spent.text, ...this.obfuscation(spent.text) });
+          if (this.collect) this.pushDelta("response.reasoning.delta", at, "content_index", ci, spent.text);
             else this.tick();
           part.text += spent.text;
         }
