@@ -3,7 +3,7 @@
 // plus memory, start time and pacing. Ratios are what to compare; this machine is noisy.
 // Each row runs ROUNDS interleaved rounds (ours, ceiling, aimock, ours, …) and reports each
 // target's median, so a slow moment of the machine hits all three alike.
-// Env: BENCH_SECONDS (per load run, default 3), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 50),
+// Env: BENCH_SECONDS (per load run, default 2), BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 50),
 // BENCH_SKIP_PACING=1.
 import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -15,8 +15,8 @@ import { fmt, rssMB, startProcess, startServerProcess } from "./lib.mjs";
 import { measureStart } from "./start.mjs";
 import { measurePacing } from "./timing.mjs";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "orm-bench-"));

@@ -19,49 +19,59 @@ function tooLarge(limit: number): ApiError {
 }
 
 /** Reads and parses the body of a JSON request. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown }> {
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !type.endsWith("+json")) {
     req.resume();
-    throw new ApiError({
-      status: 415,
-      type: "invalid_request",
-      code: "unsupported_media_type",
-      message: `Content-Type must be application/json${type ? `, got '${type}'` : " (none was sent)"}. Send the body as JSON with that header.`,
-    });
+    return Promise.reject(
+      new ApiError({
+        status: 415,
+        type: "invalid_request",
+        code: "unsupported_media_type",
+        message: `Content-Type must be application/json${type ? `, got '${type}'` : " (none was sent)"}. Send the body as JSON with that header.`,
+      }),
+    );
   }
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) {
-    throw tooLarge(limit);
-  }
-  const chunks: Buffer[] = await new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  // Plain listeners, never removed: they go with the request, and settled tells them apart.
+  return new Promise((resolve, reject) => {
+    let first: Buffer | undefined;
+    let parts: Buffer[] | undefined;
     let size = 0;
-    const done = (err?: Error) => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      if (err) reject(err);
-      else resolve(parts);
+    let settled = false;
+    const fail = (err: ApiError) => {
+      settled = true;
+      reject(err);
     };
-    const onData = (chunk: Buffer) => {
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > limit) {
         req.pause();
-        return done(tooLarge(limit));
+        return fail(tooLarge(limit));
       }
-      parts.push(chunk);
-    };
-    const onEnd = () => done();
+      if (first === undefined) first = chunk;
+      else (parts ??= [first]).push(chunk);
+    });
+    req.on("end", () => {
+      if (settled) return;
+      settled = true;
+      try {
+        resolve(parseJsonBody(parts ? Buffer.concat(parts, size) : (first ?? Buffer.alloc(0))));
+      } catch (err) {
+        reject(err);
+      }
+    });
     // A client that goes away mid-body is its own doing, not a server fault (nginx's 499).
-    const onError = (err: Error) =>
-      done(new ApiError({ status: 499, type: "invalid_request", code: "client_closed_request", message: `The client closed the connection while sending the body (${err.message}).` }));
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
+    req.on("error", (err: Error) => {
+      if (!settled) fail(new ApiError({ status: 499, type: "invalid_request", code: "client_closed_request", message: `The client closed the connection while sending the body (${err.message}).` }));
+    });
   });
-  const size = chunks.reduce((n, c) => n + c.length, 0);
-  const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/** The text and JSON of a whole body: valid UTF-8, not empty, JSON, not nested too deeply. */
+function parseJsonBody(buffer: Buffer): { raw: string; json: unknown } {
   let raw: string;
   try {
     raw = decoder.decode(buffer);

@@ -52,9 +52,9 @@ export class Journal {
 
   /** Starts an entry for a request; it is in the journal at once and filled in as the request goes. */
   open(init: Pick<JournalEntry, "at" | "session" | "method" | "path" | "query" | "headers">): JournalEntry {
-    // Node gives header names lower-cased already; only the credential needs masking.
-    const headers = { ...init.headers };
-    if (typeof headers.authorization === "string") headers.authorization = maskAuthorization(headers.authorization);
+    // Node gives header names lower-cased already, in a fresh object per request; only the credential needs masking (in a copy).
+    let headers = init.headers;
+    if (typeof headers.authorization === "string") headers = { ...headers, authorization: maskAuthorization(headers.authorization) };
     const entry: JournalEntry = {
       seq: this.next++,
       at: init.at,
