@@ -22,7 +22,7 @@ for (let c = 0; c < 128; c++) {
   ASCII[c] = WORD_RE.test(ch) ? WORD : SPACE_RE.test(ch) ? SPACE : OTHER;
 }
 
-/** The class of the code point at `i`, and its length in UTF-16 units. */
+/** The class of the code point at `i` (a table for ASCII, the regex classes otherwise). */
 function classAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c < 128) return ASCII[c];

@@ -1,8 +1,9 @@
 /**
- * SSE framing and the sink the pacer writes into: each event is one write of
- * `event: TYPE\ndata: JSON\n\n`, heartbeats are comment lines, the stream
- * ends with `data: [DONE]`. Writes wait for `drain` when the socket buffer is
- * full and report a client that went away.
+ * SSE framing and the sink the pacer writes into: each event is one frame,
+ * `event: TYPE\ndata: JSON\n\n`, always written whole (frames due together
+ * share a write); heartbeats are comment lines; the stream ends with
+ * `data: [DONE]`. Writes wait for `drain` when the socket buffer is full and
+ * report a client that went away.
  */
 import type { ServerResponse } from "node:http";
 import type { StreamEvent } from "../spec/index.js";

@@ -26,7 +26,7 @@ export interface PaceSink {
   flush?(): void;
 }
 
-/** What the pacer needs of an AbortSignal (one fits; so does the lighter `abortOnClose`). */
+/** What the pacer needs of an AbortSignal (one fits; so does the lighter one `disconnectSignal` makes per stream). */
 export interface AbortLike {
   readonly aborted: boolean;
   addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
