@@ -13,6 +13,7 @@
  */
 import { fnv1a } from "../generate/hash.js";
 import type { ItemParam, CreateResponseBody } from "../spec/index.js";
+import type { Schedule } from "../timing/schedule.js";
 import type { Answer, PlannedAnswer } from "./answer.js";
 
 /** What one memoised request keeps. Everything in it is shared between requests: never mutate it. */
@@ -29,8 +30,8 @@ export interface MemoEntry {
   input?: ItemParam[];
   /** SSE frames of the events, filled in as they are first written. */
   frames?: (string | undefined)[];
-  /** Whatever the HTTP layer derives once per entry (e.g. the schedule with no timing headers). */
-  extra?: unknown;
+  /** The timing schedule of `full` when a request sends no timing or fault header. */
+  schedule?: Schedule;
   /** Estimated size in bytes (for the byte budget), frames and events included. */
   bytes: number;
 }

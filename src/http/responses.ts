@@ -167,7 +167,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   // With no timing header, the schedule depends on the answer alone: kept with it.
   const schedule = () => {
     if (!memoed || memoed.full !== answer || !defaultTiming(controls)) return scheduleOf(controls, deps, answer);
-    return (memoed.extra ??= scheduleOf(controls, deps, answer)) as Schedule;
+    return (memoed.schedule ??= scheduleOf(controls, deps, answer));
   };
 
   if (request.stream) {

@@ -34,7 +34,7 @@ export interface AbortLike {
 }
 
 /** A stream this many ms behind its schedule is late: it yields the event loop every BURST frames. */
-export const LATE_MS = 10;
+const LATE_MS = 10;
 export const BURST = 8;
 
 export type PlayResult = "done" | "dropped" | "aborted";

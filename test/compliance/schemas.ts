@@ -71,17 +71,7 @@ export const ContentPart = z.discriminatedUnion("type", [
 ]);
 
 /** `Message.content` items: the same union plus `InputVideoContent`. */
-export const MessageContentPart = z.discriminatedUnion("type", [
-  InputTextContent,
-  OutputTextContent,
-  TextContent,
-  SummaryTextContent,
-  ReasoningTextContent,
-  RefusalContent,
-  InputImageContent,
-  InputFileContent,
-  InputVideoContent,
-]);
+export const MessageContentPart = z.discriminatedUnion("type", [...ContentPart.options, InputVideoContent]);
 
 // ------------------------------------------------------------------ items (ItemField)
 
