@@ -3,6 +3,7 @@
  * API, so both accept and reject the same things.
  */
 import { z } from "zod";
+import { DIALECT_NAMES } from "./dialect/index.js";
 import type { Clock } from "./timing/clock.js";
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -18,13 +19,11 @@ export const ServerOptions = z.object({
   apiKey: z.string().min(1).optional(),
   /** How many stored responses to keep; the oldest are evicted first. */
   storeLimit: z.number().int().min(0).max(10_000_000).default(1000),
-  /**
-   * How many answers of repeated requests to keep (0 = none): a request that
-   * repeats one seen within the same second is answered from them, with the
-   * same bytes and less work. Requests that continue a stored response, take a
-   * queued or `use()` answer, or run in the background are never kept.
-   */
-  answerCache: z.number().int().min(0).max(100_000).default(256),
+  /** The dialect answers are rendered in (a request's `x-mock-dialect` header overrides it). */
+  dialect: z
+    .string()
+    .default("open-responses")
+    .refine((name) => DIALECT_NAMES.includes(name), { error: (issue) => `unknown dialect '${String(issue.input)}'; known dialects: ${DIALECT_NAMES.join(", ")}` }),
   /** How many requests the journal keeps (the oldest are dropped). */
   journalLimit: z.number().int().min(0).max(10_000_000).default(1000),
   /** Serve the `/__mock/` admin routes (journal and per-session controls). */

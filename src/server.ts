@@ -19,7 +19,8 @@ import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
-import { AnswerMemo } from "./emit/answer-memo.js";
+import { DIALECTS } from "./dialect/index.js";
+import { RepeatCounter } from "./session/repeats.js";
 
 /**
  * Loads the shipped library (unless turned off) and the given scenarios. A
@@ -109,7 +110,8 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
       tokensPerSecond: options.tokensPerSecond ?? null,
       heartbeatMs: options.heartbeatMs,
     },
-    memo: new AnswerMemo(options.answerCache),
+    dialect: DIALECTS.get(options.dialect)!,
+    repeats: new RepeatCounter(),
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
 }

@@ -15,6 +15,7 @@ import { STATUS_CODES } from "node:http";
 import { readFileSync } from "node:fs";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
+import { DIALECT_NAMES, DIALECTS, renderError } from "../dialect/index.js";
 import { resolveOptions } from "../options.js";
 import { loadRegistry, startMockServer, type MockServer } from "../server.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -88,7 +89,7 @@ interface ServeArgs extends ScenarioArgs {
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
   "store-limit"?: number;
-  "answer-cache"?: number;
+  dialect?: string;
   admin: boolean;
 }
 
@@ -107,7 +108,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
-      answerCache: argv["answer-cache"],
+      dialect: argv.dialect,
       admin: argv.admin,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
@@ -158,6 +159,7 @@ async function list(argv: ScenarioArgs & { scenario?: string }): Promise<void> {
 
 interface PlayArgs extends ScenarioArgs {
   name: string;
+  dialect?: string;
   seed?: number;
   input: string;
   model: string;
@@ -166,7 +168,7 @@ interface PlayArgs extends ScenarioArgs {
 async function play(argv: PlayArgs): Promise<void> {
   try {
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
-    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library });
+    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library, dialect: argv.dialect });
     const registry = await loadRegistry(resolved);
     if (!registry.byName.has(argv.name)) {
       throw new UsageError(`unknown scenario '${argv.name}'. Known scenarios: ${[...registry.byName.keys()].sort().join(", ")}.`);
@@ -174,12 +176,13 @@ async function play(argv: PlayArgs): Promise<void> {
     const body = { model: argv.model, input: argv.input, stream: true };
     let text: string;
     try {
-      text = playRequest({ registry, body, seed: resolved.seed, scenario: argv.name, now: Date.now() }).text;
+      text = playRequest({ registry, body, seed: resolved.seed, scenario: argv.name, now: Date.now(), dialect: DIALECTS.get(resolved.dialect) }).text;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       // What the server would answer instead of a stream: the status, its headers, the error body.
-      const head = [`HTTP ${err.status} ${STATUS_CODES[err.status] ?? ""}`.trimEnd(), ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`)];
-      process.stderr.write(`${head.join("\n")}\n\n${JSON.stringify(err.toBody())}\n`);
+      const rendered = renderError(DIALECTS.get(resolved.dialect)!, err);
+      const head = [`HTTP ${err.status} ${STATUS_CODES[err.status] ?? ""}`.trimEnd(), ...Object.entries(rendered.headers).map(([k, v]) => `${k}: ${v}`)];
+      process.stderr.write(`${head.join("\n")}\n\n${JSON.stringify(rendered.body)}\n`);
       process.exitCode = 1;
       return;
     }
@@ -219,7 +222,7 @@ await yargs(hideBin(process.argv))
           .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
           .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
           .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-          .option("answer-cache", { type: "number", describe: "Answers of repeated requests to keep, replayed byte for byte within the same second (default 256; 0 = off)" })
+          .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" }),
       ),
     (argv) => serve(argv),
@@ -245,6 +248,7 @@ await yargs(hideBin(process.argv))
         y
           .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header)" })
           .option("seed", { type: "number", describe: "Server seed, as serve --seed (default 0)" })
+          .option("dialect", { type: "string", describe: `Wire dialect: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("input", { type: "string", default: DEFAULT_PLAY_INPUT, describe: "The user message" })
           .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
       ),

@@ -5,9 +5,11 @@
  * byte what the server streams for the same request, seed and time (timing
  * aside: play prints no heartbeats).
  */
+import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
 import { answerRequest } from "../emit/index.js";
+import type { Plan } from "../generate/plan.js";
 import { parseOrThrow } from "../http/validate.js";
-import { DONE_FRAME, sseFrame } from "../http/sse.js";
+import { doneFrame, sseFrame } from "../http/sse.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
 import { CreateResponseBody, type StreamEvent } from "../spec/index.js";
@@ -26,18 +28,20 @@ export interface PlayInput {
   scenario?: string;
   /** Milliseconds since the epoch: `created_at` is this, in seconds. */
   now: number;
+  /** The dialect the stream is written in (the spec's by default). */
+  dialect?: Dialect;
 }
 
 export interface PlayResult {
   scenario: Scenario;
   events: StreamEvent[];
-  /** The whole SSE body: one frame per event, then `data: [DONE]`. */
+  /** The whole SSE body: one frame per event, then `data: [DONE]` where the dialect sends it. */
   text: string;
 }
 
-/** The SSE body of an event list, exactly as the server writes it. */
-export function sseText(events: readonly StreamEvent[]): string {
-  return events.map(sseFrame).join("") + DONE_FRAME;
+/** The SSE body of an event list, exactly as the server writes it in a dialect. */
+export function sseText(events: readonly StreamEvent[], dialect: Dialect = DEFAULT_DIALECT, plan?: Plan): string {
+  return events.map((e) => sseFrame(e, dialect, plan)).join("") + doneFrame(dialect);
 }
 
 /**
@@ -47,6 +51,7 @@ export function sseText(events: readonly StreamEvent[]): string {
  */
 export function playRequest(input: PlayInput): PlayResult {
   const request = parseOrThrow(CreateResponseBody, input.body);
-  const { scenario, events } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000) });
-  return { scenario, events, text: sseText(events) };
+  const dialect = input.dialect ?? DEFAULT_DIALECT;
+  const { scenario, events, plan } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000), dialect });
+  return { scenario, events, text: sseText(events, dialect, plan) };
 }

@@ -4,11 +4,12 @@
  * response. Pure. The HTTP handler, the WebSocket handler and `play` all
  * answer through it, so they cannot differ.
  */
-import { createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
+import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
+import { createIdSource, createRng, idSeed, planScenario, requestSeed, type Plan } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
-import type { CreateResponseBody, ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
+import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource, type StreamEvent } from "../spec/index.js";
 import { emitFinal, emitStream } from "./emit-events.js";
 
 export interface AnswerInput {
@@ -24,6 +25,14 @@ export interface AnswerInput {
   items?: ItemParam[];
   /** A queued answer or `use()` scenario of the request's session (the header still wins). */
   forced?: { scenario: Scenario; reason: SelectionReason };
+  /** The dialect the answer is sent in (its ids, whether vendor extensions are drawn, where annotations go). */
+  dialect?: Dialect;
+  /** The request's session (mixed into its ids, so sessions never share one). */
+  session?: string | null;
+  /** How many identical requests (same seed string and session) came before: their ids are not reused. */
+  repeat?: number;
+  /** The seed string, when the caller already has it (`requestSeed(seed, request)`). */
+  seedString?: string;
 }
 
 export interface PlannedAnswer {
@@ -45,12 +54,26 @@ export interface Answer extends PlannedAnswer {
 /** Selects and plans the answer to a validated request. Throws the ApiError of an unknown scenario or an `http_error` turn. */
 export function planRequest(input: AnswerInput): PlannedAnswer {
   const { request } = input;
-  const seed = requestSeed(input.seed, request);
+  const dialect = input.dialect ?? DEFAULT_DIALECT;
+  const seed = input.seedString ?? requestSeed(input.seed, request);
   const items = input.items ?? inputItems(request.input);
   const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
-  const plan = planScenario(scenario, { request, items, rng: createRng(seed), createdAt: input.createdAt });
+  const rng = createRng(seed);
+  const session = input.session ?? null;
+  const repeat = input.repeat ?? 0;
+  // The first answer of a request (no session) keeps the ids it always had; a repeat, a session or another id style draws its own.
+  const ids = createIdSource(rng, dialect.ids, session === null && repeat === 0 && dialect.ids === "open-responses" ? null : idSeed(seed, session, repeat));
+  let plan: Plan;
+  try {
+    plan = planScenario(scenario, { request, items, rng, ids, vendorExtensions: dialect.vendorExtensions, createdAt: input.createdAt });
+  } catch (err) {
+    // An `http_error` turn names its scenario like every answer does.
+    if (err instanceof ApiError) (err.headers as Record<string, string>)["x-mock-scenario"] = scenario.name;
+    throw err;
+  }
   // Background responses start queued (a response.queued event when streamed).
   if (request.background) plan.options.queued = true;
+  if (dialect.annotationsInline) plan.options.annotationsInline = true;
   return { scenario, reason, plan, seed };
 }
 

@@ -151,6 +151,15 @@ class Emitter {
         if (logprobTop !== null) part.logprobs = [];
         this.push("response.content_part.added", { ...where, part: this.snap(part) });
         item.content.push(part);
+        const annotations = spec.annotations ?? [];
+        /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
+        const annotate = (all: boolean) => {
+          for (let ai = part.annotations.length; ai < annotations.length && (all || annotations[ai].end_index <= part.text.length); ai++) {
+            this.push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotations[ai] } });
+            (part.annotations as unknown[]).push({ ...annotations[ai] });
+          }
+        };
+        const inline = this.plan.options.annotationsInline === true && annotations.length > 0;
         for (const chunk of spec.chunks) {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
@@ -159,15 +168,11 @@ class Emitter {
             else this.tick();
             part.text += spent.text;
             if (part.logprobs) part.logprobs.push(...lp);
+            if (inline) annotate(false);
           }
           if (spent.cut) { cut = true; break; }
         }
-        if (!cut && spec.annotations) {
-          for (const [ai, annotation] of spec.annotations.entries()) {
-            this.push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotation } });
-            (part.annotations as unknown[]).push({ ...annotation });
-          }
-        }
+        if (!cut) annotate(true);
         this.push("response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
         this.push("response.content_part.done", { ...where, part: this.snap(part) });
       } else {
@@ -382,7 +387,7 @@ function play(e: Emitter, plan: Plan): ResponseResource {
     e.count++;
     return terminal(
       "response.failed",
-      e.snapshot({ status: "failed", output: closeOpenItems(e.output), error: { code: error.code ?? error.type, message: error.message } }),
+      e.snapshot({ status: "failed", output: closeOpenItems(e.output), error: { type: error.type, code: error.code ?? error.type, message: error.message } }),
     );
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {

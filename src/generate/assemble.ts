@@ -3,7 +3,7 @@ import type { Fault, ScenarioTiming } from "../scenario/schema.js";
 import type { CreateResponseBody } from "../spec/index.js";
 import type { GenerateContext } from "./context.js";
 import { countInputTokens } from "./input-tokens.js";
-import type { Plan, PlanItem, PlanOutcome } from "./plan.js";
+import type { Plan, PlanItem, PlanOutcome, RequestEcho } from "./plan.js";
 import { buildBaseResponse } from "./response-base.js";
 
 /** Stream options a request asks for: obfuscation padding, logprobs, queued start. */
@@ -14,7 +14,20 @@ export function planOptions(request: CreateResponseBody): Plan["options"] {
   };
 }
 
-/** Assembles a plan from items and an outcome, with the request's echoes and budget. */
+/** Whether the request asks for reasoning summaries (`reasoning.summary`, or the older `generate_summary`). */
+export function wantsSummary(request: CreateResponseBody): boolean {
+  const reasoning = request.reasoning as { summary?: string | null; generate_summary?: string | null } | null | undefined;
+  return Boolean(reasoning?.summary ?? reasoning?.generate_summary);
+}
+
+/** The request fields a dialect may echo beyond the spec's. */
+export function requestEcho(request: CreateResponseBody): RequestEcho {
+  const r = request as CreateResponseBody & { user?: string | null; prompt_cache_retention?: string | null };
+  return { user: r.user, prompt_cache_retention: r.prompt_cache_retention, format: request.text?.format, reasoning: request.reasoning, service_tier: request.service_tier };
+}
+
+/**
+ * Assembles a plan from items and an outcome, with the request's echoes and budget. */
 export function assemblePlan(
   ctx: GenerateContext,
   id: string,
@@ -23,6 +36,8 @@ export function assemblePlan(
   scenario?: { model?: string; timing?: ScenarioTiming; fault?: Fault },
   budget?: number | null,
 ): Plan {
+  // Summaries are sent only when the request asks for them; otherwise a reasoning item has `summary: []`.
+  if (!wantsSummary(ctx.request)) for (const item of items) if (item.kind === "reasoning") item.summary = [];
   return {
     timing: scenario?.timing,
     fault: scenario?.fault,
@@ -33,6 +48,7 @@ export function assemblePlan(
     inputTokens: countInputTokens(ctx.request, ctx.items),
     completedAt: ctx.createdAt,
     options: planOptions(ctx.request),
+    echo: requestEcho(ctx.request),
   };
 }
 

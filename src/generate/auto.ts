@@ -8,7 +8,7 @@
 import { invalidRequest } from "../spec/index.js";
 import type { CreateResponseBody, FunctionToolParam } from "../spec/index.js";
 import { chunkText } from "./chunk.js";
-import { newId, type GenerateContext } from "./context.js";
+import type { GenerateContext } from "./context.js";
 import { callsById, contentText, lastUserText, trailingToolOutputs } from "../scenario/conversation.js";
 import { hashString } from "./hash.js";
 import { sampleJsonSchema } from "./json-schema-sample.js";
@@ -87,7 +87,7 @@ function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailin
 /** The `auto` scenario: a plan for any request, from the seed. */
 export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): Plan {
   const { request, rng, items } = ctx;
-  const id = newId(rng, "resp", 32);
+  const id = ctx.ids.response();
   const plan: PlanItem[] = [];
   const userText = lastUserText(items);
 
@@ -117,7 +117,7 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   if (request.reasoning && effort !== "none") {
     const intent = chosen.length > 0 ? `call ${chosen.map((t) => t.name).join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
-    const reasoning: PlanItem = { kind: "reasoning", id: newId(rng, "rs"), summary: [chunkText(summary, rng)] };
+    const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng)] };
     if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
     plan.push(reasoning);
   }
@@ -127,7 +127,7 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
     const places = properNames(userText);
     for (const tool of chosen) {
       const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { words: userWords, places }));
-      plan.push({ kind: "function_call", id: newId(rng, "fc"), call_id: newId(rng, "call"), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
+      plan.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
     }
   } else {
     const format = request.text?.format;
@@ -137,7 +137,7 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
         : outputs.length > 0
           ? toolAnswerText(ctx, outputs)
           : replyText(ctx);
-    plan.push({ kind: "message", id: newId(rng, "msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
+    plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
   }
 
   return assemblePlan(ctx, id, plan, { kind: "completed" }, scenario);

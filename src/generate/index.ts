@@ -4,6 +4,7 @@
  */
 export * from "./plan.js";
 export * from "./context.js";
+export * from "./ids.js";
 export * from "./rng.js";
 export * from "./seed.js";
 export * from "./tokens.js";

@@ -87,6 +87,27 @@ export interface PlanOptions {
   logprobs: number | null;
   /** Start `queued` (background mode): adds `response.queued`. */
   queued?: boolean;
+  /**
+   * Send each `output_text.annotation.added` right after the delta that
+   * completes the cited span (as api.openai.com does), instead of after the
+   * whole text.
+   */
+  annotationsInline?: boolean;
+}
+
+/**
+ * What a dialect may echo of the request beyond the spec's response fields
+ * (kept with the plan, so a stored response renders the same later).
+ */
+export interface RequestEcho {
+  user?: string | null;
+  prompt_cache_retention?: string | null;
+  /** `text.format` as sent (a json_schema format with its schema). */
+  format?: unknown;
+  /** `reasoning` as sent. */
+  reasoning?: { effort?: string | null; summary?: string | null } | null;
+  /** `service_tier` as sent. */
+  service_tier?: string | null;
 }
 
 export interface Plan {
@@ -101,6 +122,8 @@ export interface Plan {
   /** Unix seconds written as `completed_at` when the response completes. */
   completedAt: number;
   options: PlanOptions;
+  /** The request fields a dialect may echo. */
+  echo: RequestEcho;
   /** Timing asked for by the scenario and its turn (the server's and the request's are merged around it). */
   timing?: ScenarioTiming;
   /** Faults asked for by the scenario and its turn. */

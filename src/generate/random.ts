@@ -10,7 +10,7 @@ import type { FunctionToolParam } from "../spec/index.js";
 import { assemblePlan } from "./assemble.js";
 import { callableTools } from "./auto.js";
 import { chunkText } from "./chunk.js";
-import { newId, type GenerateContext } from "./context.js";
+import type { GenerateContext } from "./context.js";
 import { hashString } from "./hash.js";
 import { sampleJsonSchema } from "./json-schema-sample.js";
 import type { Plan, PlanItem, PlanOutcome } from "./plan.js";
@@ -23,9 +23,9 @@ export type AnswerKind = (typeof ANSWER_KINDS)[number];
 
 const between = (rng: Rng, range: readonly [number, number]) => rng.int(range[0], range[1]);
 
-/** Draws a kind of answer by weight; tool calls only when the request allows tools. */
-export function drawKind(weights: RandomSettings["weights"], rng: Rng, toolsAllowed: boolean): AnswerKind {
-  const w = ANSWER_KINDS.map((k) => (k === "tool_calls" && !toolsAllowed ? 0 : (weights?.[k] ?? 1)));
+/** Draws a kind of answer by weight; tool calls only when the request allows tools, vendor items only when the dialect sends them. */
+export function drawKind(weights: RandomSettings["weights"], rng: Rng, toolsAllowed: boolean, vendorExtensions = true): AnswerKind {
+  const w = ANSWER_KINDS.map((k) => ((k === "tool_calls" && !toolsAllowed) || (k === "vendor_item" && !vendorExtensions) ? 0 : (weights?.[k] ?? 1)));
   const total = w.reduce((a, b) => a + b, 0);
   if (total <= 0) return "text";
   let x = rng.next() * total;
@@ -38,17 +38,17 @@ export function drawKind(weights: RandomSettings["weights"], rng: Rng, toolsAllo
 
 export function planRandom(settings: RandomSettings, ctx: GenerateContext, scenario?: { model?: string }): Plan {
   const { rng, request } = ctx;
-  const id = newId(rng, "resp", 32);
+  const id = ctx.ids.response();
   const chunkRange = settings.chunkTokens ?? [1, 3];
   const chunks = (text: string) => chunkText(text, rng, Math.max(1, chunkRange[0]), Math.max(1, chunkRange[1]));
   const paragraph = () => {
     const n = between(rng, settings.sentences ?? [1, 4]);
     return Array.from({ length: Math.max(1, n) }, () => sentenceFrom(rng.pick)).join(" ");
   };
-  const message = (text: string): PlanItem => ({ kind: "message", id: newId(rng, "msg"), parts: [{ type: "output_text", chunks: chunks(text) }] });
+  const message = (text: string): PlanItem => ({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunks(text) }] });
 
   const { tools, required } = callableTools(request);
-  const kind = required ? "tool_calls" : drawKind(settings.weights, rng, tools.length > 0);
+  const kind = required ? "tool_calls" : drawKind(settings.weights, rng, tools.length > 0, ctx.vendorExtensions);
   const items: PlanItem[] = [];
   let outcome: PlanOutcome = { kind: "completed" };
   let budget = request.max_output_tokens ?? null;
@@ -65,19 +65,19 @@ export function planRandom(settings: RandomSettings, ctx: GenerateContext, scena
       for (let i = 0; i < n; i++) {
         const tool: FunctionToolParam = rng.pick(tools);
         const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { places: properNames(userText) }));
-        items.push({ kind: "function_call", id: newId(rng, "fc"), call_id: newId(rng, "call"), name: tool.name, chunks: chunks(args) });
+        items.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunks(args) });
       }
       break;
     }
     case "reasoning_text": {
       const summary = paragraph();
-      items.push({ kind: "reasoning", id: newId(rng, "rs"), summary: [chunks(summary)] });
+      items.push({ kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunks(summary)] });
       if (request.include?.includes("reasoning.encrypted_content")) (items[0] as Extract<PlanItem, { kind: "reasoning" }>).encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
       items.push(message(paragraph()));
       break;
     }
     case "refusal":
-      items.push({ kind: "message", id: newId(rng, "msg"), parts: [{ type: "refusal", chunks: chunks("I'm sorry, but I can't help with that request.") }] });
+      items.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "refusal", chunks: chunks("I'm sorry, but I can't help with that request.") }] });
       break;
     case "incomplete": {
       // As if a token budget ran out part-way through the text.
@@ -98,7 +98,7 @@ export function planRandom(settings: RandomSettings, ctx: GenerateContext, scena
     }
     case "vendor_item": {
       items.push({ kind: "vendor_event", event: { type: "mock:progress", stage: "searching" } });
-      items.push({ kind: "vendor_item", item: { type: "mock:search_call", id: newId(rng, "sc"), status: "completed", query: lastUserText(ctx.items).slice(0, 80), results: between(rng, [0, 5]) } });
+      items.push({ kind: "vendor_item", item: { type: "mock:search_call", id: ctx.ids.item("sc"), status: "completed", query: lastUserText(ctx.items).slice(0, 80), results: between(rng, [0, 5]) } });
       items.push(message(paragraph()));
       break;
     }

@@ -54,7 +54,9 @@ function echoText(text: CreateResponseBody["text"]): ResponseResource["text"] {
             strict: format.strict ?? false,
           },
         }
-      : { format: { type: "text" } };
+      : format?.type === ("json_object" as string)
+        ? { format: { type: "json_object" } }
+        : { format: { type: "text" } };
   if (text?.verbosity) out.verbosity = text.verbosity;
   return out;
 }

@@ -10,7 +10,7 @@ import type { Chunking, End, Scenario, Step, Turn } from "../scenario/schema.js"
 import { ApiError, type ErrorPayload, type FunctionToolParam } from "../spec/index.js";
 import { assemblePlan } from "./assemble.js";
 import { chunkChars, chunkText } from "./chunk.js";
-import { newId, type GenerateContext } from "./context.js";
+import type { GenerateContext } from "./context.js";
 import { sampleJsonSchema } from "./json-schema-sample.js";
 import type { Plan, PlanItem, PlanOutcome } from "./plan.js";
 import type { Rng } from "./rng.js";
@@ -103,12 +103,12 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
           parts.push({ type: "output_text", chunks: chunkWith(fill(step.text, ctx), step.chunk, rng), annotations: step.annotations?.map((a) => ({ ...a, type: "url_citation" as const })) });
         }
         if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: chunkWith(fill(step.refusal, ctx), step.chunk, rng) });
-        return { kind: "message", id: newId(rng, "msg"), phase: step.phase, parts, delayMs: step.delayMs };
+        return { kind: "message", id: ctx.ids.item("msg"), phase: step.phase, parts, delayMs: step.delayMs };
       }
       case "reasoning":
         return {
           kind: "reasoning",
-          id: newId(rng, "rs"),
+          id: ctx.ids.item("rs"),
           summary: step.summary.map((s) => chunkWith(fill(s, ctx), step.chunk, rng)),
           content: step.text !== undefined ? [chunkWith(fill(step.text, ctx), step.chunk, rng)] : undefined,
           encrypted_content: step.encrypted_content,
@@ -117,14 +117,14 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "function_call":
         return {
           kind: "function_call",
-          id: newId(rng, "fc"),
-          call_id: step.call_id ?? newId(rng, "call"),
+          id: ctx.ids.item("fc"),
+          call_id: step.call_id ?? ctx.ids.call(),
           name: step.name,
           chunks: chunkWith(argumentsOf(step, ctx), step.chunk, rng),
           delayMs: step.delayMs,
         };
       case "vendor_item": {
-        const id = step.item.id ?? newId(rng, step.item.type.split(":")[1].replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "item");
+        const id = step.item.id ?? ctx.ids.item(step.item.type.split(":")[1].replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "item");
         return { kind: "vendor_item", item: { ...step.item, id }, delayMs: step.delayMs };
       }
       case "vendor_event":
@@ -137,7 +137,7 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
 export function planScripted(scenario: Scenario & { turns: Turn[] }, ctx: GenerateContext): Plan {
   const { turn } = turnFor(scenario.turns, ctx);
   if (turn.end?.type === "http_error") throw httpErrorOf(turn.end);
-  const id = newId(ctx.rng, "resp", 32);
+  const id = ctx.ids.response();
   const plan = assemblePlan(ctx, id, planSteps(turn.steps, ctx), outcomeOf(turn.end), scenario);
   if (turn.timing) plan.timing = { ...plan.timing, ...turn.timing };
   if (turn.fault) plan.fault = { ...plan.fault, ...turn.fault };

@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
-import type { AnswerMemo } from "../emit/answer-memo.js";
+import type { Dialect } from "../dialect/index.js";
+import type { RepeatCounter } from "../session/repeats.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
@@ -19,7 +20,8 @@ import type { Clock } from "../timing/clock.js";
 import type { TimingProfile } from "../timing/profile.js";
 import { bearerChecker } from "./auth.js";
 import { handleCreateResponse } from "./responses.js";
-import { asApiError, errorHeaders, openEntry, sendError, splitUrl } from "./raw.js";
+import { asApiError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
+import { answerDialect } from "./control-headers.js";
 
 export interface AppDeps {
   /** The scenarios this server answers with, and its default. */
@@ -43,26 +45,29 @@ export interface AppDeps {
   clock: Clock;
   /** The server's timing profile (scenarios and request headers override it). */
   timing?: Partial<TimingProfile>;
-  /** Answers of repeated requests (optional; see AnswerMemo). */
-  memo?: AnswerMemo;
+  /** The dialect answers are rendered in unless a request's `x-mock-dialect` names another. */
+  dialect: Dialect;
+  /** How many times each request was seen before (its ids are never reused). */
+  repeats: RepeatCounter;
   /** Called with errors that are the server's fault (500s). */
   onError?: (error: unknown) => void;
 }
 
-function errorMiddleware(onError: AppDeps["onError"]): Koa.Middleware {
+function errorMiddleware(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const apiError = asApiError(err, onError);
+      const apiError = asApiError(err, deps.onError);
       if (ctx.headerSent || !ctx.writable) {
         ctx.res.destroy();
         return;
       }
+      const { status, headers, body } = renderedError(apiError, answerDialect(ctx.req.headers, deps.dialect));
       ctx.respond = true;
-      ctx.status = apiError.status;
-      for (const [k, v] of Object.entries(errorHeaders(apiError))) ctx.set(k, v);
-      ctx.body = JSON.stringify(apiError.toBody());
+      ctx.status = status;
+      for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+      ctx.body = body;
       ctx.type = "application/json";
     }
   };
@@ -104,7 +109,7 @@ const notFound: Koa.Middleware = async (ctx, next) => {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true;
-  app.use(errorMiddleware(deps.onError));
+  app.use(errorMiddleware(deps));
   app.use(journalMiddleware(deps.journal, () => deps.wallClock.now()));
   app.use(notFound);
 
@@ -163,7 +168,7 @@ export function createRequestListener(deps: AppDeps, app: Koa = createApp(deps))
     } catch (err) {
       const error = asApiError(err, deps.onError);
       entry.status = error.status;
-      sendError(res, error);
+      sendError(res, error, answerDialect(req.headers, deps.dialect));
     }
   };
   return (req, res) => {

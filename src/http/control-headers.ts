@@ -4,6 +4,7 @@
  * 400 that names the header and says what it takes.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { DIALECTS, dialectFromHeader, type Dialect } from "../dialect/index.js";
 import { ApiError } from "../spec/index.js";
 import type { Faults, TimingProfile } from "../timing/profile.js";
 
@@ -78,15 +79,32 @@ export function faultHeader(ctx: HeaderSource): Faults | undefined {
   return faults;
 }
 
+/** `x-mock-dialect: NAME`: the dialect of this answer (a 400 listing the known ones for another name). */
+export function dialectHeader(ctx: HeaderSource): Dialect | undefined {
+  const raw = ctx.get("x-mock-dialect");
+  return raw === "" ? undefined : dialectFromHeader(raw);
+}
+
+/**
+ * The dialect to answer a request in, never throwing: its header when it
+ * names a dialect, else the server's (what an error answer is rendered in,
+ * even the 400 for a bad dialect header).
+ */
+export function answerDialect(headers: IncomingHttpHeaders, fallback: Dialect): Dialect {
+  const raw = headers["x-mock-dialect"];
+  return (typeof raw === "string" && DIALECTS.get(raw.trim())) || fallback;
+}
+
 /** Everything the `x-mock-*` headers of one request ask for, read and validated once. */
 export interface RequestControls {
   seed: number | undefined;
   scenario: string | undefined;
+  dialect: Dialect | undefined;
   timing: Partial<TimingProfile>;
   fault: Faults | undefined;
 }
 
 /** Reads and validates the control headers (a 400 naming the first bad one). */
 export function readControls(headers: HeaderSource): RequestControls {
-  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, timing: timingHeaders(headers), fault: faultHeader(headers) };
+  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, dialect: dialectHeader(headers), timing: timingHeaders(headers), fault: faultHeader(headers) };
 }

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import type { Journal, JournalEntry } from "../journal/journal.js";
+import { dialectHeaders, renderError, type Dialect } from "../dialect/index.js";
 import { ApiError } from "../spec/index.js";
 
 /** Koa's `ctx.type = "application/json"`, spelled out, so both paths send the same header. */
@@ -53,11 +54,21 @@ export function errorHeaders(error: ApiError): Record<string, string> {
   return error.status === 413 ? { ...error.headers, connection: "close" } : { ...error.headers };
 }
 
-/** Answers with an error object, or cuts the connection when the answer had already begun. */
-export function sendError(res: ServerResponse, error: ApiError): void {
+let errorSerial = 0;
+
+/** An error answer in a dialect: its status, headers (the error's own and the dialect's) and JSON body. */
+export function renderedError(error: ApiError, dialect: Dialect): { status: number; headers: Record<string, string>; body: string } {
+  const rendered = renderError(dialect, error);
+  const headers = { ...dialectHeaders(dialect, `error:${++errorSerial}`, 0), ...errorHeaders(error), ...rendered.headers };
+  return { status: rendered.status, headers, body: JSON.stringify(rendered.body) };
+}
+
+/** Answers with an error object in a dialect, or cuts the connection when the answer had already begun. */
+export function sendError(res: ServerResponse, error: ApiError, dialect: Dialect): void {
   if (res.headersSent || res.destroyed || res.writableEnded) {
     res.destroy();
     return;
   }
-  sendJson(res, error.status, JSON.stringify(error.toBody()), errorHeaders(error));
+  const { status, headers, body } = renderedError(error, dialect);
+  sendJson(res, status, body, headers);
 }

@@ -4,8 +4,9 @@
  * body once the answer's time is up, or a background run.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { dialectHeaders, responseBody } from "../dialect/index.js";
 import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
-import { createRng, expandCompactions } from "../generate/index.js";
+import { createRng, expandCompactions, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
@@ -16,7 +17,7 @@ import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { sendJson } from "./raw.js";
-import { memoKey } from "../emit/answer-memo.js";
+import { RepeatCounter } from "../session/repeats.js";
 import { readJsonBody } from "./body.js";
 import { fromHeaders, readControls, type RequestControls } from "./control-headers.js";
 import { followRun } from "./stored-routes.js";
@@ -90,101 +91,73 @@ export function storedRecord(request: CreateResponseBody, answer: Answer, sessio
 /** The request's own input items with ids, as the store keeps them. */
 const storedInput = (request: CreateResponseBody, answer: Answer): ItemParam[] => withItemIds(inputItems(request.input), answer.plan.base.id);
 
-/** Whether a request's controls leave the timing as the server and scenario set it (no timing or fault header). */
-const defaultTiming = (controls: RequestControls) => controls.fault === undefined && Object.values(controls.timing).every((v) => v === undefined);
-
-/** Rough bytes an entry holds: the request, and per event its object and its SSE frame. */
-const estimateBytes = (raw: string, answer: Answer) => 2 * raw.length + 2048 + answer.events.length * 1024;
-
 /**
  * Answers one `POST /v1/responses` on Node's request and response. It throws
  * (an ApiError, before anything was sent) for a bad request; the caller
- * renders that. Otherwise it writes the whole answer itself and resolves when
- * the answer has been played. A request that repeats one seen in the same
- * second is answered from the memo (see AnswerMemo): the same bytes, less work.
+ * renders that. Otherwise it writes the whole answer itself, in the request's
+ * dialect, and resolves when the answer has been played.
  */
 export async function handleCreateResponse(req: IncomingMessage, res: ServerResponse, deps: AppDeps, entry: JournalEntry | undefined): Promise<void> {
-  const { raw, json } = await readObjectBody(req, deps.bodyLimit, entry);
+  const started = deps.clock.now();
+  const { json } = await readObjectBody(req, deps.bodyLimit, entry);
   const headers = fromHeaders(req.headers);
   const createdAt = Math.floor(deps.wallClock.now() / 1000);
-  const memo = deps.memo?.enabled ? deps.memo : undefined;
-  const key = memo ? memoKey({ createdAt, seed: headers.get("x-mock-seed"), scenario: headers.get("x-mock-scenario"), body: raw }) : "";
-  let memoed = memo?.get(key);
-  // The same bytes were validated before (the body is checked before the headers, as on a miss).
-  const request = memoed ? memoed.request : parseOrThrow(CreateResponseBody, json);
+  const request = parseOrThrow(CreateResponseBody, json);
   const controls = readControls(headers);
+  const dialect = controls.dialect ?? deps.dialect;
   if (request.background && request.store === false) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
   }
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const header = controls.scenario;
-  let items: ItemParam[] | undefined;
-  if (!memoed) items = conversationOf(deps, request, sessionStore(deps.store, session));
-  // A queued answer or use() of the session applies unless the header names a scenario (and is never memoised).
+  const items = conversationOf(deps, request, sessionStore(deps.store, session));
+  // A queued answer or use() of the session applies unless the header names a scenario.
   const forced = header ? undefined : deps.controls.take(session);
-  if (forced) {
-    memoed = undefined;
-    items ??= conversationOf(deps, request, sessionStore(deps.store, session));
-  }
-  const planned = memoed
-    ? memoed.planned
-    : planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, scenario: header, forced, createdAt });
+  const seedString = requestSeed(controls.seed ?? deps.seed, request);
+  const repeat = deps.repeats.next(RepeatCounter.key(seedString, session));
+  const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, scenario: header, forced, createdAt, dialect, session, repeat });
   // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
-  const needEvents = request.stream || request.background || paced;
-  const answer = needEvents ? (memoed?.full ?? withEvents(planned)) : (memoed?.final ?? memoed?.full ?? finalOnly(planned));
-  if (memo && !memoed && !forced && !request.background && !request.previous_response_id && memo.admit(key)) {
-    memoed = { request, planned, bytes: estimateBytes(raw, answer) };
-    if (needEvents) memoed.full = answer;
-    else memoed.final = answer;
-    memo.set(key, memoed);
-  }
-  const { events, scenario } = answer;
+  const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
+  const { events, scenario, plan } = answer;
   if (entry) {
     entry.scenario = scenario.name;
     entry.reason = answer.reason;
-    entry.responseId = answer.plan.base.id;
+    entry.responseId = plan.base.id;
     entry.streamed = request.stream === true;
   }
-  const scenarioHeader = { "x-mock-scenario": scenario.name };
+  const answerHeaders = () => ({ "x-mock-scenario": scenario.name, ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started) });
 
   if (request.background) {
     const first = events[0] as { response?: StoredResponse["response"] };
     const record = storedRecord(request, answer, session, first.response)!;
+    // The answer is the response as it starts (queued), whatever the run does before it is written.
+    const body = responseBody(dialect, record.response, plan);
     deps.store.put(record);
     const schedule = scheduleOf(controls, deps, answer);
     const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
-    if (request.stream) return followRun(res, run, -1, scenarioHeader);
-    return sendJson(res, 200, JSON.stringify(record.response), scenarioHeader);
+    if (request.stream) return followRun(res, run, -1, dialect, answerHeaders());
+    return sendJson(res, 200, body, answerHeaders());
   }
 
-  if (request.store !== false) {
-    const input = memoed ? (memoed.input ??= storedInput(request, answer)) : storedInput(request, answer);
-    deps.store.put({ response: answer.response, input, plan: answer.plan, session });
-  }
+  if (request.store !== false) deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();
-  // With no timing header, the schedule depends on the answer alone: kept with it.
-  const schedule = () => {
-    if (!memoed || memoed.full !== answer || !defaultTiming(controls)) return scheduleOf(controls, deps, answer);
-    return (memoed.schedule ??= scheduleOf(controls, deps, answer));
-  };
 
   if (request.stream) {
-    const frames = memoed && memoed.full === answer ? (memoed.frames ??= []) : undefined;
-    await playSchedule(schedule(), sseSink(res, events, scenarioHeader, frames), { clock: deps.clock, start, signal: disconnectSignal(res) });
+    await playSchedule(scheduleOf(controls, deps, answer), sseSink(res, events, dialect, plan, answerHeaders()), { clock: deps.clock, start, signal: disconnectSignal(res) });
     return;
   }
 
-  const body = memoed && memoed.final === answer ? (memoed.body ??= JSON.stringify(answer.response)) : JSON.stringify(answer.response);
-  if (!paced) return sendJson(res, 200, body, scenarioHeader);
+  const body = responseBody(dialect, answer.response, plan);
+  if (!paced) return sendJson(res, 200, body, answerHeaders());
   // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
   const jsonSink: PaceSink = {
     event: () => !res.destroyed,
     heartbeat: () => !res.destroyed,
-    end: () => sendJson(res, 200, body, scenarioHeader),
+    end: () => sendJson(res, 200, body, answerHeaders()),
     destroy: () => res.destroy(),
   };
-  const timed = schedule();
+  const timed = scheduleOf(controls, deps, answer);
   await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
 }

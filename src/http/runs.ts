@@ -50,6 +50,11 @@ export class Run {
     return this.record.response.id;
   }
 
+  /** The plan the run plays (dialects render its events with it). */
+  get plan(): StoredResponse["plan"] {
+    return this.record.plan;
+  }
+
   private save() {
     // Keep the record in the store while it runs, unless it was deleted.
     if (this.store.get(this.id) === this.record) this.store.put(this.record);

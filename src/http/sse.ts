@@ -1,29 +1,31 @@
 /**
  * SSE framing and the sink the pacer writes into: each event is one frame,
- * `event: TYPE\ndata: JSON\n\n`, always written whole (frames due together
- * share a write); heartbeats are comment lines; the stream ends with
- * `data: [DONE]`. Writes wait for `drain` when the socket buffer is full and
- * report a client that went away.
+ * `event: TYPE\ndata: JSON\n\n` in the request's dialect, always written
+ * whole (frames due together share a write); heartbeats are comment lines;
+ * the stream ends with `data: [DONE]` where the dialect sends it. Writes wait
+ * for `drain` when the socket buffer is full and report a client that went
+ * away.
  */
 import type { ServerResponse } from "node:http";
+import { DEFAULT_DIALECT, eventFrame, type Dialect } from "../dialect/index.js";
+import type { Plan } from "../generate/plan.js";
 import type { StreamEvent } from "../spec/index.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
 
-export const SSE_HEADERS = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-  "x-accel-buffering": "no",
-} as const;
+/** The headers of an SSE answer in a dialect. */
+export function sseHeaders(dialect: Dialect): Record<string, string> {
+  return { "content-type": dialect.sse.contentType, "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" };
+}
 
-/** One SSE message for an event. The event name may not hold a line break. */
-export function sseFrame(event: StreamEvent): string {
-  const type = event.type;
-  if (/[\r\n]/.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
-  return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** One SSE message for an event, in a dialect (the spec's by default). The event name may not hold a line break. */
+export function sseFrame(event: StreamEvent, dialect: Dialect = DEFAULT_DIALECT, plan?: Plan): string {
+  return eventFrame(dialect, event, plan);
 }
 
 export const DONE_FRAME = "data: [DONE]\n\n";
+
+/** What ends a stream in a dialect: `data: [DONE]`, or nothing. */
+export const doneFrame = (dialect: Dialect): string => (dialect.sse.done ? DONE_FRAME : "");
 
 /** Writes one frame; resolves false if the client is gone. */
 export function writeFrame(res: ServerResponse, frame: string): boolean | Promise<boolean> {
@@ -57,17 +59,15 @@ const JOIN_LIMIT = 64 * 1024;
  * at the next flush (each frame whole; never held past its time, as the pacer
  * flushes before every wait); the last ones go out with the end of the
  * response in one write. `destroy` sends what was delivered, then closes the
- * socket. `frames`, when given, keeps each event's frame once it is
- * serialised (the answer memo shares them between requests that get the same
- * events).
+ * socket.
  */
-export function sseSink(res: ServerResponse, events: readonly StreamEvent[], headers: Record<string, string> = {}, frames?: (string | undefined)[]): PaceSink {
+export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink {
   let pending = "";
   /** Set while the socket buffer is full: the next frame waits for it to drain. */
   let blocked: Promise<boolean> | undefined;
   const gone = () => res.destroyed || res.writableEnded;
   const head = () => {
-    if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    if (!res.headersSent) res.writeHead(200, { ...sseHeaders(dialect), ...headers });
   };
   /** Writes what is pending; true, false (the client is gone) or a promise of either (the buffer is full). */
   const send = (): boolean | Promise<boolean> => {
@@ -90,13 +90,13 @@ export function sseSink(res: ServerResponse, events: readonly StreamEvent[], hea
     return pending.length >= JOIN_LIMIT ? send() : true;
   };
   return {
-    event: (i) => add(frames ? (frames[i] ??= sseFrame(events[i])) : sseFrame(events[i])),
+    event: (i) => add(eventFrame(dialect, events[i], plan)),
     heartbeat: () => add(HEARTBEAT_FRAME),
     flush: () => void send(),
     end() {
       if (gone()) return;
       head();
-      const rest = pending + DONE_FRAME;
+      const rest = pending + doneFrame(dialect);
       pending = "";
       res.end(rest);
     },

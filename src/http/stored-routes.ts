@@ -7,7 +7,8 @@
 import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { z } from "zod";
-import { compactConversation, countInputTokens, newId, createRng, requestSeed } from "../generate/index.js";
+import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect/index.js";
+import { compactConversation, countInputTokens, createIdSource, createRng, idSeed, requestSeed, type Plan } from "../generate/index.js";
 import { ApiError, CreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
 import { eventsOf } from "../store/response-store.js";
@@ -15,7 +16,9 @@ import { journalEntry, type AppDeps } from "./app.js";
 import { conversationOf, readObjectBody } from "./responses.js";
 import type { Run } from "./runs.js";
 import { sessionOfContext, sessionStore } from "./session.js";
-import { DONE_FRAME, SSE_HEADERS, sseFrame, writeFrame } from "./sse.js";
+import { RepeatCounter } from "../session/repeats.js";
+import { dialectHeader, fromHeaders } from "./control-headers.js";
+import { doneFrame, sseFrame, sseHeaders, writeFrame } from "./sse.js";
 import { parseOrThrow } from "./validate.js";
 
 const notFound = (id: string) =>
@@ -28,10 +31,18 @@ function stored(ctx: Context, deps: AppDeps, id: string) {
   return record;
 }
 
-const json = (ctx: Context, body: unknown, status = 200) => {
-  ctx.status = status;
-  ctx.body = JSON.stringify(body);
+/** The dialect of a request to these routes: its `x-mock-dialect` header (checked), else the server's. */
+const dialectOf = (ctx: Context, deps: AppDeps): Dialect => dialectHeader(fromHeaders(ctx.req.headers)) ?? deps.dialect;
+
+/** A JSON answer in the request's dialect (its headers; a response object rendered with its plan). */
+const json = (ctx: Context, deps: AppDeps, body: unknown, plan?: Plan) => {
+  const dialect = dialectOf(ctx, deps);
+  const isResponse = typeof body === "object" && body !== null && (body as { object?: unknown }).object === "response";
+  ctx.status = 200;
+  ctx.body = toJson(dialect, isResponse ? renderResponse(dialect, body as never, plan) : body);
   ctx.type = "application/json";
+  const id = (body as { id?: unknown }).id;
+  for (const [k, v] of Object.entries(dialectHeaders(dialect, typeof id === "string" ? id : `${ctx.method} ${ctx.url}`, 0))) ctx.set(k, v);
 };
 
 const queryInt = (ctx: Context, name: string, min: number, max: number, fallback: number): number => {
@@ -44,9 +55,10 @@ const queryInt = (ctx: Context, name: string, min: number, max: number, fallback
   return n;
 };
 
-/** Streams a background run as SSE: what it produced so far, then live, then [DONE]. */
-export async function followRun(res: ServerResponse, run: Run, startingAfter: number, headers: Record<string, string> = {}): Promise<void> {
-  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+/** Streams a background run as SSE in a dialect: what it produced so far, then live, then the end ([DONE] where the dialect sends it). */
+export async function followRun(res: ServerResponse, run: Run, startingAfter: number, dialect: Dialect, headers: Record<string, string> = {}): Promise<void> {
+  res.writeHead(200, { ...sseHeaders(dialect), ...headers });
+  const done = doneFrame(dialect);
   await new Promise<void>((resolve) => {
     const queue: (StreamEvent | null)[] = [];
     let writing = false;
@@ -56,12 +68,12 @@ export async function followRun(res: ServerResponse, run: Run, startingAfter: nu
       while (queue.length) {
         const e = queue.shift()!;
         if (e === null) {
-          if (run.state === "ended") await writeFrame(res, DONE_FRAME);
+          if (run.state === "ended" && done !== "") await writeFrame(res, done);
           res.end();
           unsubscribe();
           return resolve();
         }
-        if (!(await writeFrame(res, sseFrame(e)))) {
+        if (!(await writeFrame(res, sseFrame(e, dialect, run.plan)))) {
           unsubscribe();
           return resolve();
         }
@@ -79,13 +91,14 @@ export async function followRun(res: ServerResponse, run: Run, startingAfter: nu
   });
 }
 
-/** Replays stored events as SSE (all at once), then [DONE]. */
-async function replay(ctx: Context, events: readonly StreamEvent[], startingAfter: number): Promise<void> {
+/** Replays stored events as SSE in a dialect (all at once), then [DONE] where the dialect sends it. */
+async function replay(ctx: Context, events: readonly StreamEvent[], startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
-  res.writeHead(200, SSE_HEADERS);
-  for (const e of events) if (e.sequence_number > startingAfter && !(await writeFrame(res, sseFrame(e)))) return;
-  if (await writeFrame(res, DONE_FRAME)) res.end();
+  res.writeHead(200, sseHeaders(dialect));
+  for (const e of events) if (e.sequence_number > startingAfter && !(await writeFrame(res, sseFrame(e, dialect, plan)))) return;
+  const done = doneFrame(dialect);
+  if (done === "" || (await writeFrame(res, done))) res.end();
 }
 
 const InputTokensBody = CreateResponseBody.extend({ model: z.string().optional(), input: CreateResponseBody.shape.input.optional() });
@@ -106,9 +119,10 @@ export function storedRoutes(deps: AppDeps) {
       const run = deps.runs.get(id);
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
-        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after)) : replay(ctx, eventsOf(record), after);
+        const dialect = dialectOf(ctx, deps);
+        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after, dialect)) : replay(ctx, eventsOf(record), after, dialect, record.plan);
       }
-      json(ctx, record.response);
+      json(ctx, deps, record.response, record.plan);
     },
 
     remove(ctx: Context) {
@@ -116,7 +130,7 @@ export function storedRoutes(deps: AppDeps) {
       stored(ctx, deps, id);
       deps.runs.get(id)?.cancel();
       deps.store.delete(id);
-      json(ctx, { id, object: "response.deleted", deleted: true });
+      json(ctx, deps, { id, object: "response.deleted", deleted: true });
     },
 
     cancel(ctx: Context) {
@@ -126,7 +140,7 @@ export function storedRoutes(deps: AppDeps) {
         throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_request", param: "response_id", message: `Response '${id}' was not created with background: true; only background responses can be cancelled.` });
       }
       const run = deps.runs.get(id);
-      json(ctx, run ? run.cancel() : record.response);
+      json(ctx, deps, run ? run.cancel() : record.response, record.plan);
     },
 
     inputItems(ctx: Context) {
@@ -146,21 +160,24 @@ export function storedRoutes(deps: AppDeps) {
         items = items.slice(at + 1);
       }
       const data = items.slice(0, limit);
-      json(ctx, { object: "list", data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: items.length > limit });
+      json(ctx, deps, { object: "list", data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: items.length > limit });
     },
 
     async inputTokens(ctx: Context) {
       const request = parseOrThrow(InputTokensBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
-      json(ctx, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
+      json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
     async compact(ctx: Context) {
       const body = parseOrThrow(CompactBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
       const seed = requestSeed(deps.seed, body);
-      const id = newId(createRng(seed), "resp", 32);
-      const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, sessionOfContext(ctx))), id);
-      json(ctx, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
+      const session = sessionOfContext(ctx);
+      const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);
+      const style = dialectOf(ctx, deps).ids;
+      const id = createIdSource(createRng(seed), style, session === null && repeat === 0 && style === "open-responses" ? null : idSeed(seed, session, repeat)).response();
+      const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, session)), id);
+      json(ctx, deps, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
     },
   };
 }

@@ -73,7 +73,10 @@ export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] 
   const issue = error.issues[0];
   const param = paramPath([...prefix, ...issue.path]);
   const { code, message } = messageFor(issue, param);
-  return new ApiError({ status: 400, type: "invalid_request", code, param, message });
+  const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown; input?: unknown };
+  const limit = issue.code === "too_big" ? i.maximum : issue.code === "too_small" ? i.minimum : undefined;
+  const bound = i.origin === "number" && typeof limit === "number" ? { side: issue.code === "too_big" ? ("above" as const) : ("below" as const), limit, got: i.input } : undefined;
+  return new ApiError({ status: 400, type: "invalid_request", code, param, message, bound });
 }
 
 /** Parses `value` with `schema`, or throws the 400 that describes the first problem. */

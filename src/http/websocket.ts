@@ -10,13 +10,17 @@
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
+import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
 import { answerRequest } from "../emit/index.js";
+import { requestSeed } from "../generate/index.js";
+import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
-import { faultHeader, fromHeaders, readControls, seedHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
+import { renderedError } from "./raw.js";
+import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
 import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseOrThrow } from "./validate.js";
@@ -40,9 +44,13 @@ export interface WebSocketErrorEvent {
   error: { type: string; code: string; message: string; param: string | null; headers?: Record<string, string> };
 }
 
-/** An ApiError as a WebSocketErrorEvent (the schema requires a string `code`: the type stands in for a null one). */
-export function webSocketErrorEvent(error: ApiError): WebSocketErrorEvent {
-  const payload: WebSocketErrorEvent["error"] = { type: error.type, code: error.code ?? error.type, message: error.message, param: error.param };
+/**
+ * An ApiError as a WebSocketErrorEvent, in a dialect. The spec's schema
+ * requires a string `code`: the type stands in for a null one.
+ */
+export function webSocketErrorEvent(error: ApiError, dialect: Dialect = DEFAULT_DIALECT): WebSocketErrorEvent {
+  const e = renderErrorObject(dialect, error);
+  const payload = { type: e.type, code: dialect.identity ? (e.code ?? e.type) : e.code, message: e.message, param: e.param } as WebSocketErrorEvent["error"];
   if (Object.keys(error.headers).length > 0) payload.headers = { ...error.headers };
   return { type: "error", status: error.status, error: payload };
 }
@@ -83,6 +91,8 @@ export function parseCreateMessage(data: RawData | string, isBinary = false): Cr
 /** What the upgrade request fixes for every turn of its connection. */
 interface ConnectionSettings {
   seed: number;
+  /** The dialect of every turn (the upgrade request's `x-mock-dialect`, else the server's). */
+  dialect: Dialect;
   scenario: string | undefined;
   /** The `x-mock-session` of the upgrade request: its store view and its use()/enqueue() controls. */
   session: string | null;
@@ -100,6 +110,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
   }
   const headers = fromHeaders(req.headers);
   const seed = seedHeader(headers) ?? deps.seed;
+  const dialect = dialectHeader(headers) ?? deps.dialect;
   timingHeaders(headers);
   faultHeader(headers);
   const session = sessionOf(headers.get("x-mock-session") || undefined);
@@ -113,15 +124,16 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
       message: `Unknown scenario '${scenario.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...deps.registry.byName.keys()].sort().join(", ")}.`,
     });
   }
-  return { seed, scenario, session, headers, raw: req.headers };
+  return { seed, dialect, scenario, session, headers, raw: req.headers };
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
-function refuseUpgrade(socket: Duplex, error: ApiError): void {
+function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect): void {
   if (!socket.writable) return void socket.destroy();
-  const body = JSON.stringify(error.toBody());
+  const rendered = renderedError(error, dialect);
+  const body = rendered.body;
   const headers: OutgoingHttpHeaders = {
-    ...error.headers,
+    ...rendered.headers,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     connection: "close",
@@ -191,7 +203,7 @@ class Connection {
   private send(message: unknown): boolean | Promise<boolean> {
     const { ws } = this;
     if (this.closed || ws.readyState !== WebSocket.OPEN) return false;
-    const text = JSON.stringify(message);
+    const text = toJson(this.settings.dialect, message);
     if (ws.bufferedAmount < HIGH_WATER_BYTES) {
       ws.send(text);
       return true;
@@ -214,7 +226,7 @@ class Connection {
       this.deps.onError?.(err);
       error = new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
     }
-    void this.send(webSocketErrorEvent(error));
+    void this.send(webSocketErrorEvent(error, this.settings.dialect));
   }
 
   private remember(record: StoredResponse): void {
@@ -249,11 +261,16 @@ class Connection {
     const base = request.previous_response_id ?? undefined;
     try {
       const items = conversationOf(deps, request, this.lookup);
+      const seedString = requestSeed(settings.seed, request);
       const answer = answerRequest({
         registry: deps.registry,
         request,
         items,
         seed: settings.seed,
+        seedString,
+        dialect: settings.dialect,
+        session: settings.session,
+        repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
         scenario: settings.scenario,
         // A queued answer or use() of the session applies unless the header names a scenario.
         forced: settings.scenario ? undefined : deps.controls.take(settings.session),
@@ -273,9 +290,9 @@ class Connection {
       // A failed continuation evicts the response it built on.
       if (failed && base) this.cache.delete(base);
       const schedule = scheduleOf(readControls(settings.headers), deps, answer);
-      const { events } = answer;
+      const { events, plan } = answer;
       const sink: PaceSink = {
-        event: (i) => this.send(events[i]),
+        event: (i) => this.send(renderEvent(settings.dialect, events[i], plan)),
         // Heartbeats are WebSocket pings, never a JSON frame.
         heartbeat: () => {
           if (this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
@@ -316,6 +333,7 @@ export function attachWebSocket(server: Server, deps: AppDeps): { close(): void 
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    const dialect = answerDialect(req.headers, deps.dialect);
     let path: string;
     try {
       path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -326,17 +344,18 @@ export function attachWebSocket(server: Server, deps: AppDeps): { close(): void 
       return refuseUpgrade(
         socket,
         new ApiError({ status: 404, type: "not_found", code: "not_found", message: `No WebSocket endpoint at ${(req.url ?? "").slice(0, 80)}. WebSocket mode lives at ${WEBSOCKET_PATH}.` }),
+        dialect,
       );
     }
     if (closed) {
-      return refuseUpgrade(socket, new ApiError({ status: 503, type: "server_error", code: "server_closing", message: "The server is shutting down." }));
+      return refuseUpgrade(socket, new ApiError({ status: 503, type: "server_error", code: "server_closing", message: "The server is shutting down." }), dialect);
     }
     let settings: ConnectionSettings;
     try {
       settings = checkUpgrade(req, deps, check);
     } catch (err) {
       if (!(err instanceof ApiError)) deps.onError?.(err);
-      return refuseUpgrade(socket, err instanceof ApiError ? err : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: "Internal error in openresponses-mock." }));
+      return refuseUpgrade(socket, err instanceof ApiError ? err : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: "Internal error in openresponses-mock." }), dialect);
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (closed) return void ws.terminate();

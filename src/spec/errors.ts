@@ -44,8 +44,10 @@ export class ApiError extends Error {
   readonly param: string | null;
   /** Extra response headers, e.g. `retry-after` on a 429. */
   readonly headers: Record<string, string>;
+  /** For a number out of its range: which bound, and the value sent (dialects spell these errors their own way). */
+  readonly bound?: { side: "below" | "above"; limit: number; got: unknown };
 
-  constructor(init: { status?: number; type?: string; code?: string | null; param?: string | null; message: string; headers?: Record<string, string> }) {
+  constructor(init: { status?: number; type?: string; code?: string | null; param?: string | null; message: string; headers?: Record<string, string>; bound?: ApiError["bound"] }) {
     super(init.message);
     this.name = "ApiError";
     this.type = init.type ?? "invalid_request";
@@ -53,6 +55,7 @@ export class ApiError extends Error {
     this.code = init.code ?? null;
     this.param = init.param ?? null;
     this.headers = init.headers ?? {};
+    if (init.bound) this.bound = init.bound;
   }
 
   /** The `{ error: {...} }` body. */

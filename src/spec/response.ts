@@ -14,7 +14,8 @@ export const Usage = z.object({
   output_tokens_details: z.object({ reasoning_tokens: z.number().int() }),
 });
 
-export const ResponseError = z.object({ code: z.string(), message: z.string() });
+/** The spec requires `code` and `message`; we also send `type` (extra fields are allowed), as clients such as the AI SDK read it. */
+export const ResponseError = z.object({ type: z.string().optional(), code: z.string(), message: z.string() });
 export const IncompleteDetails = z.object({ reason: z.string() });
 
 export const TextField = z.object({

@@ -3,13 +3,14 @@ import { emitEvents } from "../../src/emit/emit-events.js";
 import { planAuto } from "../../src/generate/auto.js";
 import { inputItems } from "../../src/scenario/conversation.js";
 import { createRng } from "../../src/generate/rng.js";
+import { createIdSource } from "../../src/generate/ids.js";
 import { properNames } from "../../src/generate/words.js";
 import { CreateResponseBody } from "../../src/spec/index.js";
 import { expectConformantStream } from "../support/conformance.js";
 
 const plan = (body: unknown, seed = "s") => {
   const request = CreateResponseBody.parse(body);
-  return planAuto({ request, items: inputItems(request.input), rng: createRng(seed), createdAt: 1_767_225_600 });
+  return planAuto({ request, items: inputItems(request.input), rng: createRng(seed), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 });
 };
 const output = (body: unknown, seed = "s") => {
   const events = emitEvents(plan(body, seed));

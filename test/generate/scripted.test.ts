@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/emit-events.js";
 import { planScenario } from "../../src/generate/scenario-plan.js";
 import { createRng } from "../../src/generate/rng.js";
+import { createIdSource } from "../../src/generate/ids.js";
 import { inputItems } from "../../src/scenario/conversation.js";
 import { validateScenario } from "../../src/scenario/parse.js";
 import { ApiError, CreateResponseBody } from "../../src/spec/index.js";
@@ -23,7 +24,7 @@ const scenario = validateScenario(
 
 const run = (input: unknown, extra: object = {}) => {
   const request = CreateResponseBody.parse({ model: "m", input, ...extra });
-  const plan = planScenario(scenario, { request, items: inputItems(request.input), rng: createRng("seed"), createdAt: 1 });
+  const plan = planScenario(scenario, { request, items: inputItems(request.input), rng: createRng("seed"), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1 });
   return { plan, response: expectConformantStream(emitEvents(plan) as never) };
 };
 
@@ -73,7 +74,7 @@ describe("scripted scenarios", () => {
   it("lets the request's max_output_tokens cut a scripted answer", () => {
     const long = validateScenario({ name: "long", description: "long", turns: [{ steps: [{ type: "message", text: "word ".repeat(40) }] }] }, "test");
     const request = CreateResponseBody.parse({ model: "m", input: "x", max_output_tokens: 16 });
-    const plan = planScenario(long, { request, items: inputItems(request.input), rng: createRng("seed"), createdAt: 1 });
+    const plan = planScenario(long, { request, items: inputItems(request.input), rng: createRng("seed"), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1 });
     const response = expectConformantStream(emitEvents(plan) as never);
     expect(response.status).toBe("incomplete");
     expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });

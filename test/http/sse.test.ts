@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/emit-events.js";
+import { DEFAULT_DIALECT } from "../../src/dialect/index.js";
 import { DONE_FRAME, sseFrame, sseSink } from "../../src/http/sse.js";
 import { systemClock } from "../../src/timing/clock.js";
 import { playSchedule } from "../../src/timing/pacer.js";
@@ -39,7 +40,7 @@ class FakeResponse extends EventEmitter {
 
 /** Streams a whole event list, with no pacing as the server does at zero delay, or `chunkMs` apart. */
 const writeEventStream = (res: ServerResponse, events: StreamEvent[], chunkMs = 0) =>
-  playSchedule(buildSchedule(events, { ...ZERO_PROFILE, chunkMs }, { next: () => 0 }), sseSink(res, events), { clock: systemClock, start: systemClock.now() });
+  playSchedule(buildSchedule(events, { ...ZERO_PROFILE, chunkMs }, { next: () => 0 }), sseSink(res, events, DEFAULT_DIALECT, undefined), { clock: systemClock, start: systemClock.now() });
 
 /** Splits written text back into SSE frames (each ends with a blank line). */
 const framesOf = (text: string) => text.split(/(?<=\n\n)/);
@@ -51,7 +52,7 @@ describe("SSE writer", () => {
     await writeEventStream(res as unknown as ServerResponse, events);
     // Nothing was paced: the whole stream is one write, the end of the response.
     expect(res.writes).toHaveLength(1);
-    expect(framesOf(res.writes[0])).toEqual([...events.map(sseFrame), DONE_FRAME]);
+    expect(framesOf(res.writes[0])).toEqual([...events.map((e) => sseFrame(e)), DONE_FRAME]);
     for (const frame of framesOf(res.writes[0]).slice(0, -1)) expect(frame).toMatch(/^event: [^\n]+\ndata: [^\n]+\n\n$/);
     expect(res.writableEnded).toBe(true);
     expect(res.headers["content-type"]).toBe("text/event-stream");
@@ -63,7 +64,7 @@ describe("SSE writer", () => {
     await writeEventStream(res as unknown as ServerResponse, events, 20);
     // Frames 20 ms apart go out one by one (a late timer may join some that are due by then).
     expect(res.writes.length).toBeGreaterThan(events.length / 2);
-    const frames = [...events.map(sseFrame), DONE_FRAME];
+    const frames = [...events.map((e) => sseFrame(e)), DONE_FRAME];
     let at = 0;
     for (const write of res.writes) {
       const parts = framesOf(write);

@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/index.js";
-import { createRng, planScenario, turnFor } from "../../src/generate/index.js";
+import { createIdSource, createRng, planScenario, turnFor } from "../../src/generate/index.js";
 import { inputItems } from "../../src/scenario/conversation.js";
 import { ScenarioError, parseScenarioText, type ScenarioIssue } from "../../src/scenario/parse.js";
 import type { Scenario } from "../../src/scenario/schema.js";
@@ -120,7 +120,7 @@ const SHAPES = [
 /** Plays one scenario for one request shape: a conformant stream, or the ApiError of an http_error turn. */
 function play(scenario: Scenario, shape: number, seed: number) {
   const request = SHAPES[shape];
-  const ctx = { request, items: inputItems(request.input), rng: createRng(`fuzz|${seed}`), createdAt: 1_767_225_600 };
+  const ctx = { request, items: inputItems(request.input), rng: createRng(`fuzz|${seed}`), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 };
   const httpTurn = scenario.turns ? turnFor(scenario.turns, ctx).turn.end?.type === "http_error" : false;
   try {
     const events = emitEvents(planScenario(scenario, ctx));

@@ -12,13 +12,14 @@ import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/index.js";
-import { ANSWER_KINDS, createRng, planScenario, requestSeed, type AnswerKind } from "../../src/generate/index.js";
+import { ANSWER_KINDS, createIdSource, createRng, planScenario, requestSeed, type AnswerKind } from "../../src/generate/index.js";
 import { countTokens } from "../../src/generate/tokens.js";
 import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
 import { inputItems } from "../../src/scenario/conversation.js";
 import type { Scenario } from "../../src/scenario/schema.js";
 import { CreateResponseBody, ErrorBody, type ResponseResource } from "../../src/spec/index.js";
 import { expectConformantStream, expectValidResponse } from "../support/conformance.js";
+import { withoutIds } from "../support/ids.js";
 import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 
@@ -212,7 +213,9 @@ describe.each(LIBRARY.map((s) => [s.name, s] as const))("library scenario %s", (
     expectOutcome(scenario, s.response, s.events);
     const p = await plain(mock, body, headers);
     expect(p.res.headers.get("x-mock-scenario")).toBe(name);
-    expect(p.response).toEqual(s.response);
+    // The same answer but for its ids: no two answers of a server share one.
+    expect(withoutIds(p.response)).toEqual(withoutIds(s.response));
+    expect(p.response.id).not.toBe(s.response.id);
   });
 
   it("is chosen by a request whose model is its name", async () => {
@@ -227,7 +230,7 @@ describe.each(LIBRARY.map((s) => [s.name, s] as const))("library scenario %s", (
     expect(json.model).toBe(scenario.model ?? name);
     // The same answer as by header.
     const viaHeader = await postResponses(mock, body, headersFor(name, 5));
-    expect(JSON.parse(viaHeader.text)).toEqual(json);
+    expect(withoutIds(JSON.parse(viaHeader.text))).toEqual(withoutIds(json));
   });
 });
 
@@ -257,8 +260,16 @@ describe("what the library scenarios say", () => {
     expect(deltas.map((d) => d.delta).join("")).toBe(text);
   });
 
-  it("reasoning has two summary parts, raw reasoning text and encrypted_content, then text", async () => {
+  it("reasoning without reasoning.summary asked: the item has summary [] and no summary events, as OpenAI sends it", async () => {
     const { response, events } = await get("reasoning");
+    expect(response.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
+    expect((response.output[0] as unknown as { summary: unknown[] }).summary).toEqual([]);
+    expect(events.filter((e) => e.type.startsWith("response.reasoning_summary"))).toEqual([]);
+    expect(ofType(events, "response.reasoning.delta").length).toBeGreaterThan(3);
+  });
+
+  it("reasoning has two summary parts, raw reasoning text and encrypted_content, then text", async () => {
+    const { response, events } = await get("reasoning", { reasoning: { summary: "auto" } });
     expect(response.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
     const rs = response.output[0] as unknown as { summary: { text: string }[]; content?: { type: string; text: string }[]; encrypted_content?: string };
     expect(rs.summary).toHaveLength(2);
@@ -331,7 +342,7 @@ describe("what the library scenarios say", () => {
     expect(events.map((e) => e.type).slice(-2)).toEqual(["error", "response.failed"]);
     expect(events).toHaveLength(8);
     expect((events[6] as any).error.code).toBe("server_error");
-    expect(response.error).toEqual({ code: "server_error", message: expect.stringContaining("retry") });
+    expect(response.error).toEqual({ type: "server_error", code: "server_error", message: expect.stringContaining("retry") });
     expect((response.output[0] as { status: string }).status).toBe("incomplete");
     expect(messageText(response).length).toBeGreaterThan(0);
   });
@@ -382,7 +393,7 @@ describe.each(MULTI_TURN.map((s) => [s.name, s] as const))("two-turn scenario %s
     if (template.type !== "message" || text.type !== "output_text") throw new Error("turn 2 should be a text message");
     expect(text.text).toBe(template.text!.replaceAll("{{tool_outputs}}", outputs.map((o) => o.output).join("; ")).replaceAll("{{tool_output}}", outputs.at(-1)!.output));
     const secondPlain = await plain(mock, bodyFor(scenario, input), headers);
-    expect(secondPlain.response).toEqual(second.response);
+    expect(withoutIds(secondPlain.response)).toEqual(withoutIds(second.response));
 
     // The last turn repeats for longer conversations.
     const third = await plain(mock, bodyFor(scenario, [...input, ...second.response.output, { type: "message", role: "user", content: "Thanks! Once more?" }]), headers);
@@ -522,8 +533,9 @@ const UPDATE = process.env.UPDATE_GOLDEN === "1";
 describe("golden streams", () => {
   it.each(SCRIPTED.map((s) => s.name))("%s matches test/golden/%s.ndjson", async (name) => {
     const s = lib(name);
-    const body = { model: "mock-model-1", input: "Hello golden", stream: true, ...(usesTools(s) ? { tools: TOOLS } : {}) };
-    const res = await postResponses(server(), body, headersFor(name, 1));
+    const body = { model: "mock-model-1", input: "Hello golden", stream: true, ...(usesTools(s) ? { tools: TOOLS } : {}), ...(name === "reasoning" ? { reasoning: { summary: "auto" } } : {}) };
+    // A session of its own: the first such request of its session, whatever ran before (ids count repeats).
+    const res = await postResponses(server(), body, { ...headersFor(name, 1), "x-mock-session": `golden-${name}` });
     expect(res.status).toBe(200);
     const { events } = parseSseStrict(res.text);
     expectConformantStream(events);
@@ -580,7 +592,7 @@ describe("the random scenario over 1,000 seeds", () => {
   const play = (seed: number, shape: number) => {
     const request = SHAPES[shape];
     const rng = createRng(requestSeed(seed, request));
-    const plan = planScenario(scenario, { request, items: inputItems(request.input), rng, createdAt: TEST_NOW_MS / 1000 });
+    const plan = planScenario(scenario, { request, items: inputItems(request.input), rng, ids: createIdSource("ids"), vendorExtensions: true, createdAt: TEST_NOW_MS / 1000 });
     return emitEvents(plan) as unknown as Ev[];
   };
 

@@ -14,6 +14,7 @@ export function makePlan(items: PlanItem[], extra: Partial<Omit<Plan, "items">> 
     inputTokens: 7,
     completedAt: 1_767_225_601,
     options: { obfuscation: false, logprobs: null },
+    echo: {},
     ...extra,
   };
 }

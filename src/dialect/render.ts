@@ -1,0 +1,198 @@
+/**
+ * The renderers at the edge: a spec event, response or error in, the
+ * dialect's wire form out. Pure: no I/O, no clock. They read the dialect's
+ * description and the answer's plan (for what the request asked, which a
+ * dialect may echo). The spec dialect renders every value as it is, with no
+ * copy, so the default costs nothing.
+ */
+import { fnv1a } from "../generate/hash.js";
+import type { Plan } from "../generate/plan.js";
+import type { ApiError, ErrorBody, OutputItem, ResponseResource, StreamEvent } from "../spec/index.js";
+import type { DialectDescription } from "./dialect.js";
+
+/** A dialect ready to render: its description, and whether it is the spec (nothing to change). */
+export interface Dialect extends DialectDescription {
+  /** True when every renderer is the identity (the spec dialect). */
+  readonly identity: boolean;
+  /** Matches the float fields in serialised JSON (null when there are none). */
+  readonly floatPattern: RegExp | null;
+}
+
+/** Prepares a description for rendering. */
+export function compileDialect(description: DialectDescription): Dialect {
+  const r = description.response;
+  const identity =
+    description.sse.done &&
+    Object.keys(description.eventNames).length === 0 &&
+    !description.encryptedContentOnAdded &&
+    r.reasoningDefault === null &&
+    r.reasoningEffortDefault === null &&
+    Object.keys(r.reasoningSummaryEcho).length === 0 &&
+    r.verbosityDefault === undefined &&
+    !r.outputTextLogprobs &&
+    Object.keys(r.echoFields).length === 0 &&
+    !r.echoJsonSchema &&
+    r.serviceTierInProgress === undefined &&
+    r.floatFields.length === 0;
+  const floatPattern = r.floatFields.length > 0 ? new RegExp(`"(${r.floatFields.join("|")})":(-?\\d+)(?=[,}])`, "g") : null;
+  return { ...description, identity, floatPattern };
+}
+
+// ---- responses and items ----------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+const isOutputText = (part: unknown): part is Json => typeof part === "object" && part !== null && (part as Json).type === "output_text";
+
+/** An output_text part with `logprobs` (an empty list unless the spec part has some). */
+function renderPart(d: Dialect, part: unknown): unknown {
+  if (!d.response.outputTextLogprobs || !isOutputText(part) || part.logprobs !== undefined) return part;
+  return { ...part, logprobs: [] };
+}
+
+/** An output item as the dialect sends it; `added` for the copy on `output_item.added`. */
+export function renderItem(d: Dialect, item: OutputItem | null, plan: Plan | undefined, added = false): unknown {
+  if (d.identity || item === null) return item;
+  const it = item as unknown as Json;
+  if (it.type === "message" && Array.isArray(it.content) && d.response.outputTextLogprobs && it.content.some((p) => isOutputText(p) && p.logprobs === undefined)) {
+    return { ...it, content: it.content.map((p) => renderPart(d, p)) };
+  }
+  if (it.type === "reasoning" && added && d.encryptedContentOnAdded && it.encrypted_content === undefined && plan) {
+    const step = plan.items.find((s) => s.kind === "reasoning" && s.id === it.id) as { encrypted_content?: string } | undefined;
+    if (step?.encrypted_content !== undefined) return { ...it, encrypted_content: step.encrypted_content };
+  }
+  return item;
+}
+
+function renderReasoning(d: Dialect, reasoning: ResponseResource["reasoning"]): unknown {
+  const r = d.response;
+  if (reasoning === null) return r.reasoningDefault === null ? null : { ...r.reasoningDefault };
+  const summary = reasoning.summary === null ? null : (r.reasoningSummaryEcho[reasoning.summary] ?? reasoning.summary);
+  return { effort: reasoning.effort ?? r.reasoningEffortDefault, summary };
+}
+
+function renderText(d: Dialect, text: ResponseResource["text"], plan: Plan | undefined): unknown {
+  const r = d.response;
+  let out: Json = text as unknown as Json;
+  const sent = plan?.echo.format as Json | undefined;
+  if (r.echoJsonSchema && text.format.type === "json_schema" && sent?.type === "json_schema") {
+    const format = text.format as Json;
+    out = { ...out, format: { type: "json_schema", description: format.description ?? null, name: format.name, schema: sent.schema ?? null, strict: format.strict } };
+  }
+  if (r.verbosityDefault !== undefined && out.verbosity === undefined) out = { ...out, verbosity: r.verbosityDefault };
+  return out;
+}
+
+/** A response object as the dialect sends it (a snapshot in an event, a JSON body, a stored response). */
+export function renderResponse(d: Dialect, response: ResponseResource, plan: Plan | undefined): unknown {
+  if (d.identity) return response;
+  const r = d.response;
+  const out: Json = { ...response };
+  out.reasoning = renderReasoning(d, response.reasoning);
+  out.text = renderText(d, response.text, plan);
+  if (r.outputTextLogprobs) out.output = response.output.map((item) => renderItem(d, item, plan));
+  for (const key in r.echoFields) {
+    const sent = plan?.echo[key as keyof Plan["echo"]];
+    out[key] = sent === undefined ? r.echoFields[key] : sent;
+  }
+  const tier = plan?.echo.service_tier;
+  if (r.serviceTierInProgress !== undefined && (response.status === "queued" || response.status === "in_progress") && (tier == null || tier === "auto")) {
+    out.service_tier = r.serviceTierInProgress;
+  }
+  return out;
+}
+
+// ---- events ---------------------------------------------------------------
+
+/** A stream event as the dialect sends it. */
+export function renderEvent(d: Dialect, event: StreamEvent, plan: Plan | undefined): unknown {
+  if (d.identity) return event;
+  const e = event as unknown as Json;
+  const renamed = d.eventNames[event.type];
+  let out: Json = renamed === undefined ? e : { ...e, type: renamed };
+  if (e.response !== undefined && typeof e.response === "object" && e.response !== null && "object" in (e.response as Json)) {
+    out = { ...out, response: renderResponse(d, e.response as ResponseResource, plan) };
+  } else if (event.type === "response.output_item.added" || event.type === "response.output_item.done") {
+    const item = renderItem(d, e.item as OutputItem | null, plan, event.type === "response.output_item.added");
+    if (item !== e.item) out = { ...out, item };
+  } else if ((event.type === "response.content_part.added" || event.type === "response.content_part.done") && isOutputText(e.part)) {
+    const part = renderPart(d, e.part);
+    if (part !== e.part) out = { ...out, part };
+  }
+  return out;
+}
+
+/** JSON text of a rendered value, with the dialect's float fields written as decimals (`1.0`). */
+export function toJson(d: Dialect, value: unknown): string {
+  const text = JSON.stringify(value);
+  return d.floatPattern === null || !text.includes('"object":"response"') ? text : text.replace(d.floatPattern, '"$1":$2.0');
+}
+
+/** One SSE message for an event, in the dialect. The event name may not hold a line break. */
+export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefined): string {
+  const rendered = renderEvent(d, event, plan) as { type: string };
+  const type = rendered.type;
+  if (/[\r\n]/.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+  return `event: ${type}\ndata: ${toJson(d, rendered)}\n\n`;
+}
+
+/** The JSON body of a response, in the dialect. */
+export function responseBody(d: Dialect, response: ResponseResource, plan: Plan | undefined): string {
+  return toJson(d, renderResponse(d, response, plan));
+}
+
+// ---- errors ---------------------------------------------------------------
+
+/** The `error` object of an error, in the dialect (`{type, code, param, message}` for the spec). */
+export function renderErrorObject(d: Dialect, error: ApiError): { type: string; code: string | null; param: string | null; message: string } {
+  if (d.identity) return { type: error.type, code: error.code, param: error.param, message: error.message };
+  const spelling = d.errors;
+  const type = spelling.types[error.type] ?? error.type;
+  let code = error.code !== null && Object.hasOwn(spelling.codes, error.code) ? spelling.codes[error.code] : error.code;
+  let message = error.message;
+  if (error.bound && spelling.bounds && error.param) {
+    const b = spelling.bounds;
+    const name = error.param.replace(/^.*[.\]]/, "");
+    const kind = b.decimalParams.includes(name) || !Number.isInteger(error.bound.limit) ? "decimal" : "integer";
+    code = b[error.bound.side][kind];
+    message = b.message(error.param, error.bound.side, kind, error.bound.limit, error.bound.got);
+  }
+  if (error.status === 429 && type === "requests" && (code === null || code === "too_many_requests")) code = "rate_limit_exceeded";
+  return { message, type, param: error.param, code } as { type: string; code: string | null; param: string | null; message: string };
+}
+
+/** The status, headers and body of an HTTP error answer, in the dialect. */
+export function renderError(d: Dialect, error: ApiError): { status: number; headers: Record<string, string>; body: ErrorBody } {
+  const headers = error.status === 429 && d.errors.rateLimitHeaders ? { ...d.errors.rateLimitHeaders, ...error.headers } : { ...error.headers };
+  return { status: error.status, headers, body: { error: renderErrorObject(d, error) } };
+}
+
+// ---- headers ----------------------------------------------------------------
+
+const HEX = "0123456789abcdef";
+
+/** 32 hex characters derived from `key` (request ids). */
+function hex32(key: string): string {
+  let out = "";
+  let h = fnv1a(key);
+  for (let i = 0; i < 32; i++) {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+    h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
+    h = (h ^ (h >>> 15)) >>> 0;
+    out += HEX[h & 15];
+  }
+  return out;
+}
+
+/**
+ * The dialect's headers on an answer: a request id derived from `key` (the
+ * response id, or a per-server serial when there is none), the time spent.
+ */
+export function dialectHeaders(d: Dialect, key: string, elapsedMs: number): Record<string, string> {
+  const h = d.headers;
+  if (!h) return {};
+  const out: Record<string, string> = { ...h.constant };
+  if (h.requestId) out[h.requestId.name] = `${h.requestId.prefix}${hex32(key)}`;
+  if (h.processingMs) out[h.processingMs] = String(Math.max(0, Math.round(elapsedMs)));
+  return out;
+}
