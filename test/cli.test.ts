@@ -278,11 +278,13 @@ describe("openresponses-mock play", () => {
       { name: "cut" },
       { name: "auto", input: "Tell me a story." },
     ];
-    for (const { name, input, model } of cases) {
+    for (const [i, { name, input, model }] of cases.entries()) {
+      // A seed per case: identical requests to one server get new ids, and play shows a server's first answer.
+      const seed = String(42 + i);
       const flags = [...(input ? ["--input", input] : []), ...(model ? ["--model", model] : [])];
-      const played = await run(["play", name, "--seed", "42", "--no-library", "--scenarios", dir, ...flags]);
+      const played = await run(["play", name, "--seed", seed, "--no-library", "--scenarios", dir, ...flags]);
       expect(played.code).toBe(0);
-      const served = await post(baseURL, { model: model ?? "mock-model-1", input: input ?? "Hello!", stream: true }, { "x-mock-scenario": name });
+      const served = await post(baseURL, { model: model ?? "mock-model-1", input: input ?? "Hello!", stream: true }, { "x-mock-scenario": name, "x-mock-seed": seed });
       expect(served.status).toBe(200);
       expect(served.headers.get("content-type")).toBe("text/event-stream");
       expect(timeless(played.stdout), name).toBe(timeless(served.text));

@@ -163,7 +163,7 @@ class Emitter {
         for (const chunk of spec.chunks) {
           const spent = this.spend(chunk, false);
           if (spent.text.length > 0) {
-            const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${step.id}:${ci}:${part.text.length}`) : [];
+            const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${outputIndex}:${ci}:${part.text.length}`) : [];
             if (this.collect) this.pushDelta("response.output_text.delta", at, "content_index", ci, spent.text, lp);
             else this.tick();
             part.text += spent.text;

@@ -5,7 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { expectConformantStream, expectValidResponse } from "../support/conformance.js";
 import { parseSseStrict } from "../support/sse-parser.js";
-import { postResponses, useServer } from "../support/server.js";
+import { startMockServer } from "../../src/server.js";
+import { fixedClock } from "../../src/timing/clock.js";
+import { withoutIds } from "../support/ids.js";
+import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
 
 const server = useServer({ seed: 42 });
 
@@ -73,7 +76,9 @@ describe("SSE over raw fetch", () => {
       expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
       const json = JSON.parse(plain.text);
       expectValidResponse(json);
-      expect(json).toEqual(folded);
+      // The same answer; its ids are its own (no two answers of a server share one).
+      expect(withoutIds(json)).toEqual(withoutIds(folded));
+      expect(json.id).not.toBe(folded.id);
     });
   }
 
@@ -86,27 +91,54 @@ describe("SSE over raw fetch", () => {
 });
 
 describe("determinism", () => {
-  it("the same request gives the same bytes", async () => {
+  it("the same request gives the same bytes on a fresh server (a test run twice), and new ids on the same one", async () => {
     for (const body of Object.values(REQUESTS)) {
-      const a = await stream(body);
-      const b = await stream(body);
-      expect(a.text).toBe(b.text);
+      const runs: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        const fresh = await startMockServer({ port: 0, seed: 42, clock: fixedClock(TEST_NOW_MS) });
+        try {
+          // The first and the second identical request of the run: ids of "request + k".
+          const first = await postResponses(fresh, { ...body, stream: true });
+          const second = await postResponses(fresh, { ...body, stream: true });
+          expect(second.text).not.toBe(first.text);
+          expect(withoutIds(parseSseStrict(second.text).events)).toEqual(withoutIds(parseSseStrict(first.text).events));
+          runs.push(first.text + second.text);
+        } finally {
+          await fresh.close();
+        }
+      }
+      expect(runs[1]).toBe(runs[0]);
     }
   });
 
-  it("x-mock-seed picks the answer: same seed same bytes, another seed another answer", async () => {
+  it("never gives two answers of a server the same response or item id", async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      for (const body of [REQUESTS.text, REQUESTS.parallelTools, REQUESTS.reasoning]) {
+        const json = JSON.parse((await postResponses(server(), body, i % 2 ? { "x-mock-session": "other" } : {})).text);
+        for (const id of [json.id, ...json.output.map((o: { id: string }) => o.id)]) {
+          expect(ids.has(id)).toBe(false);
+          ids.add(id);
+        }
+      }
+    }
+    expect(ids.size).toBeGreaterThan(20);
+  });
+
+  it("x-mock-seed picks the answer: same seed same answer, another seed another answer", async () => {
     const a = await stream(REQUESTS.text, { "x-mock-seed": "1" });
     const b = await stream(REQUESTS.text, { "x-mock-seed": "1" });
     const c = await stream(REQUESTS.text, { "x-mock-seed": "2" });
-    expect(a.text).toBe(b.text);
-    expect(c.text).not.toBe(a.text);
+    expect(withoutIds(parseSseStrict(b.text).events)).toEqual(withoutIds(parseSseStrict(a.text).events));
+    expect(withoutIds(parseSseStrict(c.text).events)).not.toEqual(withoutIds(parseSseStrict(a.text).events));
     expectConformantStream(parseSseStrict(c.text).events);
   });
 
-  it("key order in the request body does not change the answer", async () => {
+  it("key order in the request body does not change the answer (the second is a repeat: new ids)", async () => {
     const a = await postResponses(server(), '{"model":"m","input":"Order?","temperature":0.5}');
     const b = await postResponses(server(), '{"temperature":0.5,"input":"Order?","model":"m"}');
-    expect(a.text).toBe(b.text);
+    expect(withoutIds(JSON.parse(b.text))).toEqual(withoutIds(JSON.parse(a.text)));
+    expect(JSON.parse(b.text).id).not.toBe(JSON.parse(a.text).id);
   });
 
   it("different requests with the same seed get different response ids", async () => {

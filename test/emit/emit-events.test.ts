@@ -110,7 +110,7 @@ describe("emitEvents", () => {
     expect(events.map((e) => e.type).slice(4)).toEqual(["response.output_text.delta", "error", "response.failed"]);
     const failed = (events.at(-1) as { response: any }).response;
     expect(failed.status).toBe("failed");
-    expect(failed.error).toEqual({ code: "model_error", message: "Cut." });
+    expect(failed.error).toEqual({ type: "model_error", code: "model_error", message: "Cut." });
     expect(failed.output[0]).toMatchObject({ status: "incomplete", content: [{ text: "Hello" }] });
     expect(failed.usage).toBeNull();
   });

@@ -6,7 +6,7 @@
  * of first appearance, so answers that are otherwise the same compare equal.
  */
 const ID = /^[a-z]+_[A-Za-z0-9]{16,}$/;
-const DERIVED = new Set(["obfuscation"]);
+const DERIVED = new Set(["obfuscation", "encrypted_content"]);
 
 export function withoutIds<T>(value: T): T {
   const names = new Map<string, string>();
