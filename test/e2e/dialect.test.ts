@@ -46,7 +46,7 @@ describe("x-mock-dialect: openai", () => {
     const get = (headers: Record<string, string>, query = "") => fetch(`${server().baseURL}/responses/${body.id}${query}`, { headers });
     const asOpenAI = await (await get(OPENAI)).json();
     expect(asOpenAI).toEqual(body);
-    const asSpec = await (await get({})).json();
+    const asSpec = (await (await get({})).json()) as Record<string, unknown>;
     expect(asSpec.reasoning).toBeNull();
     expect(asSpec).not.toHaveProperty("user");
     const replay = await (await get(OPENAI, "?stream=true")).text();
@@ -67,7 +67,7 @@ describe("x-mock-dialect: openai", () => {
     expect(spec.error).toMatchObject({ type: "invalid_request", code: "value_below_minimum", param: "max_output_tokens" });
     const missing = await fetch(`${server().baseURL}/responses/resp_nope`, { headers: OPENAI });
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error).toMatchObject({ type: "invalid_request_error", code: null });
+    expect(((await missing.json()) as { error: unknown }).error).toMatchObject({ type: "invalid_request_error", code: null });
   });
 
   it("an unknown dialect is a 400 naming the header and the known dialects", async () => {
@@ -121,7 +121,7 @@ describe("in both dialects", () => {
       if (name === "openai") expect(body.service_tier).toBe("auto");
       // It ends on its own.
       for (let i = 0; i < 50; i++) {
-        const now = await (await fetch(`${server().baseURL}/responses/${body.id}`, { headers })).json();
+        const now = (await (await fetch(`${server().baseURL}/responses/${body.id}`, { headers })).json()) as { status: string };
         if (now.status === "completed") return;
         await new Promise((r) => setTimeout(r, 10));
       }
