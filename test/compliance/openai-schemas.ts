@@ -721,3 +721,32 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
   }
   return out;
 }
+
+// ------------------------------------------------------------------ vendor extras
+
+const isVendor = (type: unknown) => typeof type === "string" && type.includes(":");
+
+/**
+ * The stream without vendor events and vendor items (renumbered), for a
+ * scenario that scripts them: OpenAI never sends them, so the rest of the
+ * stream must still be OpenAI's.
+ */
+export function withoutVendor(events: readonly unknown[]): Obj[] {
+  const kept = (events as Obj[]).filter((e) => !isVendor(e.type) && !(isObj(e.item) && isVendor(e.item.type)));
+  const shift = new Map<number, number>();
+  let next = 0;
+  for (const e of events as Obj[]) {
+    if (e.type === "response.output_item.added" && !isVendor(e.item?.type)) shift.set(e.output_index, next++);
+  }
+  return kept.map((e, i) => {
+    const copy: Obj = { ...e, sequence_number: i };
+    if (typeof e.output_index === "number") copy.output_index = shift.get(e.output_index) ?? e.output_index;
+    if (isObj(e.response)) copy.response = withoutVendorItems(e.response);
+    return copy;
+  });
+}
+
+/** A response body without vendor items. */
+export function withoutVendorItems(response: Obj): Obj {
+  return Array.isArray(response.output) ? { ...response, output: response.output.filter((o: Obj) => !isVendor(o?.type)) } : response;
+}
