@@ -118,6 +118,28 @@ function toolStream(): Obj[] {
   ]);
 }
 
+/** A text whose citation arrives right after the delta that completes the cited span ("RFC 8259"). */
+function annotatedStream(): Obj[] {
+  const c = { item_id: MSG, output_index: 0, content_index: 0 };
+  const text = "See RFC 8259 for details.";
+  const annotation = { type: "url_citation", start_index: 4, end_index: 12, title: "RFC 8259", url: "https://www.rfc-editor.org/rfc/rfc8259" };
+  const done = { ...message("completed"), content: [{ ...part(text), annotations: [annotation] }] };
+  return number([
+    { type: "response.created", response: snapshot() },
+    { type: "response.in_progress", response: snapshot() },
+    { type: "response.output_item.added", output_index: 0, item: message("in_progress") },
+    { type: "response.content_part.added", ...c, part: part("") },
+    { type: "response.output_text.delta", ...c, delta: "See ", logprobs: [], obfuscation: "a" },
+    { type: "response.output_text.delta", ...c, delta: "RFC 8259", logprobs: [], obfuscation: "b" },
+    { type: "response.output_text.annotation.added", ...c, annotation_index: 0, annotation },
+    { type: "response.output_text.delta", ...c, delta: " for details.", logprobs: [], obfuscation: "c" },
+    { type: "response.output_text.done", ...c, text, logprobs: [] },
+    { type: "response.content_part.done", ...c, part: done.content[0] },
+    { type: "response.output_item.done", output_index: 0, item: done },
+    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [clone(done)], usage: USAGE, service_tier: "default" }) },
+  ]);
+}
+
 /** A stream that fails at once, as in the recorded insufficient_quota case. */
 function failedStream(): Obj[] {
   const error = { code: "insufficient_quota", message: "You exceeded your current quota." };
@@ -155,6 +177,7 @@ describe("openai-dialect schemas accept what api.openai.com sends", () => {
     ["a text answer", textStream],
     ["reasoning then a function call", toolStream],
     ["a failed stream", failedStream],
+    ["a cited text", annotatedStream],
   ])("%s, as events and as SSE text", (_name, make) => {
     expect(show(validateOpenAIStream(make()))).toBe("");
     expect(show(validateOpenAIStream(sse(make())))).toBe("");
@@ -304,6 +327,14 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
     const evs = failedStream();
     evs[2].error.message = "something else";
     expectViolation(validateOpenAIStream(evs), 3, "$.response.error");
+  });
+
+  it("an annotation sent after all deltas rather than right after the one that completes its span", () => {
+    const evs = annotatedStream();
+    const [annotation] = evs.splice(6, 1);
+    evs.splice(7, 0, annotation);
+    const vs = validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e)));
+    expectViolation(vs, 7, "$", /right after that delta/);
   });
 
   it("a vendor event", () => {

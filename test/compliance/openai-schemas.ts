@@ -535,7 +535,8 @@ export function parseOpenAISse(text: string): { events: unknown[]; raw: string[]
  * the single terminal event, item and part bracketing, deltas that add up,
  * the id shapes (row 13), `service_tier` auto→default (row 9),
  * `encrypted_content` on `added` as well as `done` (row 14), no summary
- * events unless `reasoning.summary` is set (row 12), `error` right before
+ * events unless `reasoning.summary` is set (row 12), each annotation right
+ * after the delta that completes its span (row 18), `error` right before
  * `response.failed`, and the terminal output equal to the finished items.
  * Pass the raw SSE text to check the framing too (no `[DONE]`, row 2).
  */
@@ -599,7 +600,7 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
 
   // Items, parts and deltas.
   let item: { index: number; id: string; type: string; added: Obj } | null = null;
-  let part: { kind: "content" | "summary"; index: number; type: string; text: string } | null = null;
+  let part: { kind: "content" | "summary"; index: number; type: string; text: string; before: number } | null = null;
   let nextOutput = 0;
   let args = "";
   const done: Obj[] = [];
@@ -651,7 +652,7 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (part) out.push({ event: i, path: "$", message: "a part is still open" });
         const kind = t.includes("summary") ? "summary" : "content";
         const index = kind === "summary" ? ev.summary_index : ev.content_index;
-        part = { kind, index, type: ev.part?.type, text: "" };
+        part = { kind, index, type: ev.part?.type, text: "", before: 0 };
         if ((ev.part?.text ?? ev.part?.refusal) !== "") out.push({ event: i, path: "$.part", message: "must be empty when added" });
         if (kind === "summary" && !summaryAsked) out.push({ event: i, path: "$.type", message: "a summary although reasoning.summary is null (OpenAI sends none)" });
         break;
@@ -672,7 +673,10 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (!inItem()) break;
         const want = { "response.output_text.delta": "output_text", "response.refusal.delta": "refusal", "response.reasoning_text.delta": "reasoning_text", "response.reasoning_summary_text.delta": "summary_text" }[t];
         if (part?.type !== want) out.push({ event: i, path: "$.type", message: `not inside a ${want} part` });
-        else part.text += ev.delta;
+        else {
+          part.before = part.text.length;
+          part.text += ev.delta;
+        }
         break;
       }
       case "response.output_text.done":
@@ -687,6 +691,12 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.output_text.annotation.added":
         if (!inItem()) break;
         if (part?.type !== "output_text") out.push({ event: i, path: "$", message: "not inside an output_text part" });
+        else if (typeof ev.annotation?.end_index === "number") {
+          // Row 18: right after the delta that completes the cited span, not later.
+          const end: number = ev.annotation.end_index;
+          if (part.text.length < end) out.push({ event: i, path: "$.annotation.end_index", message: `cites text not streamed yet (${part.text.length} characters so far)` });
+          else if (part.before >= end) out.push({ event: i, path: "$", message: "comes later than the delta that completed its span (OpenAI sends it right after that delta)" });
+        }
         break;
       case "response.function_call_arguments.delta":
         if (!inItem()) break;
