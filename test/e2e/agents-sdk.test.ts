@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket as WsWebSocket } from "ws";
 import { z } from "zod";
 import type { JournalEntry } from "../../src/index.js";
+import { formatViolation, validateOpenAIStream } from "../compliance/openai-schemas.js";
+import * as spec from "../compliance/schemas.js";
 import { useServer } from "../support/server.js";
 
 type ClientOptions = { baseURL: string; apiKey: string; maxRetries?: number; defaultHeaders?: Record<string, string> };
@@ -120,14 +122,30 @@ describe.each([
     expect(second.input.find((i) => i.type === "function_call_output")?.output).toBe(`${WEATHER} in Lisbon`);
   });
 
-  it("a streamed run: text deltas add up to finalOutput, and the run completes", async () => {
+  it("a streamed run: text deltas add up to finalOutput, the raw events are the dialect's, and the run completes", async () => {
     const from = nextSeq();
     const weather = weatherTool();
     const agent = new Agent({ name: "Weather", instructions: "Use the tool for weather questions.", model: model(), tools: [weather.tool] });
     const result = await run(agent, "What's the weather in Porto this evening?", { stream: true });
     const chunks: string[] = [];
-    for await (const chunk of result.toTextStream()) chunks.push(chunk);
+    const responses: Array<Array<{ type: string; [k: string]: unknown }>> = [];
+    for await (const event of result) {
+      if (event.type !== "raw_model_stream_event") continue;
+      const data = event.data as { type: string; delta?: string; event?: { type: string } };
+      if (data.type === "output_text_delta") chunks.push(data.delta!);
+      if (data.type === "model" && data.event) {
+        if (data.event.type === "response.created" || responses.length === 0) responses.push([]);
+        responses.at(-1)!.push(data.event);
+      }
+    }
     await result.completed;
+
+    // The events the SDK received, one list per model response: what the dialect says.
+    expect(responses).toHaveLength(2);
+    for (const events of responses) {
+      if (dialect === "openai") expect(validateOpenAIStream(events).map(formatViolation)).toEqual([]);
+      else for (const ev of events) expect(spec.StreamingEvent.safeParse(ev).success, ev.type).toBe(true);
+    }
 
     expect(result.error ?? null).toBeNull();
     expect(weather.execute).toHaveBeenCalledTimes(1);

@@ -264,6 +264,19 @@ describe("the expectation table", () => {
   });
 });
 
+describe("choosing a dialect", () => {
+  it("an unknown x-mock-dialect is a 400 that lists the known ones", async () => {
+    const log: Exchange[] = [];
+    const res = await settle(clientFor("klingon" as Dialect, "text", 1, log).responses.create(bodyFor("text")));
+    expect(res.ok).toBe(false);
+    const err = (res as { error: any }).error;
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.message).toMatch(/klingon/);
+    expect(err.message).toMatch(/open-responses/);
+    expect(err.message).toMatch(/openai/);
+  });
+});
+
 describe.each(DIALECTS)("openai SDK, %s dialect", (dialect) => {
   const cases = NAMES.flatMap((name) => {
     const o = EXPECTED[name]?.outcome;
