@@ -1,0 +1,106 @@
+/**
+ * Golden streams of the `openai` dialect: each scripted scenario of the
+ * library, played with `x-mock-dialect: openai`, must be a stream
+ * api.openai.com could have sent (test/compliance/openai-schemas.ts) and
+ * equal test/golden/openai/NAME.ndjson.
+ *
+ * The files hold each event's `data:` payload exactly as sent, one per line:
+ * unlike the spec goldens (which are re-serialised), the bytes matter here —
+ * OpenAI writes `1.0`, and key order is part of what a byte comparison sees.
+ *
+ * UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts
+ * rewrites them (only for streams that pass the validation).
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
+import type { Scenario } from "../../src/scenario/schema.js";
+import { formatViolation, parseOpenAISse, validateOpenAIHeaders, validateOpenAIStream, withoutVendor } from "../compliance/openai-schemas.js";
+import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
+
+const GOLDEN_DIR = fileURLToPath(new URL("./openai/", import.meta.url));
+const UPDATE = process.env.UPDATE_GOLDEN === "1";
+
+const LIBRARY = (await loadScenarios([LIBRARY_DIR])).map((l) => l.scenario);
+const isHttpError = (s: Scenario) => s.turns?.[0].end?.type === "http_error";
+const SCRIPTED = LIBRARY.filter((s) => s.turns !== undefined && !isHttpError(s));
+const callsFunctions = (s: Scenario) => (s.turns ?? []).some((t) => t.steps.some((step) => step.type === "function_call"));
+const hasVendorSteps = (s: Scenario) => (s.turns ?? []).some((t) => t.steps.some((step) => step.type.startsWith("vendor")));
+
+const TOOLS = [
+  {
+    type: "function",
+    name: "get_weather",
+    description: "Current weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
+    strict: false,
+  },
+  {
+    type: "function",
+    name: "get_time",
+    description: "Local time in a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    strict: false,
+  },
+  {
+    type: "function",
+    name: "create_calendar_event",
+    description: "Creates an event in the user's calendar",
+    parameters: { type: "object", properties: { title: { type: "string" }, start: { type: "string" }, end: { type: "string" } }, required: ["title", "start"] },
+    strict: false,
+  },
+];
+
+/** The request each golden is played with; reasoning asks for a summary and the encrypted content. */
+function bodyFor(s: Scenario): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: "mock-model-1", input: "Hello golden", stream: true };
+  if (callsFunctions(s)) body.tools = TOOLS;
+  if (s.turns!.some((t) => t.steps.some((step) => step.type === "reasoning"))) {
+    body.reasoning = { effort: "medium", summary: "auto" };
+    body.include = ["reasoning.encrypted_content"];
+  }
+  return body;
+}
+
+const server = useServer({ seed: 1 });
+
+describe("openai-dialect golden streams", () => {
+  it.each(SCRIPTED.map((s) => s.name))("%s matches its file in test/golden/openai/", async (name) => {
+    const scenario = SCRIPTED.find((s) => s.name === name)!;
+    const res = await postResponses(server(), bodyFor(scenario), { "x-mock-dialect": "openai", "x-mock-scenario": name, "x-mock-seed": "1" });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(validateOpenAIHeaders(res.headers, "sse").map(formatViolation)).toEqual([]);
+
+    const { events, raw, violations } = parseOpenAISse(res.text);
+    expect(violations.map(formatViolation)).toEqual([]);
+    if (hasVendorSteps(scenario)) {
+      // Scripted vendor extras play as written; everything else is OpenAI's.
+      expect(validateOpenAIStream(events).length).toBeGreaterThan(0);
+      expect(validateOpenAIStream(withoutVendor(events)).map(formatViolation)).toEqual([]);
+    } else {
+      expect(validateOpenAIStream(res.text).map(formatViolation)).toEqual([]);
+    }
+    expect((events[0] as { response: { created_at: number } }).response.created_at).toBe(TEST_NOW_MS / 1000);
+
+    const file = join(GOLDEN_DIR, `${name}.ndjson`);
+    const text = raw.join("\n") + "\n";
+    if (UPDATE) {
+      await mkdir(GOLDEN_DIR, { recursive: true });
+      await writeFile(file, text);
+      return;
+    }
+    if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts`);
+    const want = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
+    // Line by line, so a failure names the first event that differs.
+    const got = text.split("\n").filter((l) => l.length > 0);
+    for (let i = 0; i < Math.max(want.length, got.length); i++) expect(got[i], `event #${i}`).toBe(want[i]);
+  });
+
+  it.skipIf(UPDATE)("has a golden file for each scripted scenario, and none for a scenario that is gone", async () => {
+    const files = existsSync(GOLDEN_DIR) ? (await readdir(GOLDEN_DIR)).filter((f) => f.endsWith(".ndjson")) : [];
+    expect(files.map((f) => basename(f, ".ndjson")).sort()).toEqual(SCRIPTED.map((s) => s.name).sort());
+  });
+});
