@@ -90,6 +90,7 @@ interface ServeArgs extends ScenarioArgs {
   "store-limit"?: number;
   "answer-cache"?: number;
   admin: boolean;
+  strict: boolean;
 }
 
 async function serve(argv: ServeArgs): Promise<void> {
@@ -109,6 +110,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       storeLimit: argv["store-limit"],
       answerCache: argv["answer-cache"],
       admin: argv.admin,
+      strict: argv.strict,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
@@ -220,7 +222,8 @@ await yargs(hideBin(process.argv))
           .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
           .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
           .option("answer-cache", { type: "number", describe: "Answers of repeated requests to keep, replayed byte for byte within the same second (default 256; 0 = off)" })
-          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" }),
+          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
+          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
       ),
     (argv) => serve(argv),
   )

@@ -6,11 +6,11 @@
  * aside: play prints no heartbeats).
  */
 import { answerRequest } from "../emit/index.js";
-import { parseOrThrow } from "../http/validate.js";
+import { parseCreateRequest } from "../http/validate.js";
 import { DONE_FRAME, sseFrame } from "../http/sse.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
-import { CreateResponseBody, type StreamEvent } from "../spec/index.js";
+import type { StreamEvent } from "../spec/index.js";
 
 /** The request body `play` sends: `{model, input, stream: true}`. */
 export const DEFAULT_PLAY_MODEL = "mock-model-1";
@@ -26,6 +26,8 @@ export interface PlayInput {
   scenario?: string;
   /** Milliseconds since the epoch: `created_at` is this, in seconds. */
   now: number;
+  /** Validate the body against the spec alone, as `serve --strict` does (default false). */
+  strict?: boolean;
 }
 
 export interface PlayResult {
@@ -46,7 +48,7 @@ export function sseText(events: readonly StreamEvent[]): string {
  * `http_error` — the caller renders it like the HTTP layer does.
  */
 export function playRequest(input: PlayInput): PlayResult {
-  const request = parseOrThrow(CreateResponseBody, input.body);
+  const request = parseCreateRequest(input.body, { strict: input.strict ?? false });
   const { scenario, events } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000) });
   return { scenario, events, text: sseText(events) };
 }

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
 import { createRng, expandCompactions } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
-import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
+import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink } from "../timing/pacer.js";
@@ -22,7 +22,7 @@ import { fromHeaders, readControls, type RequestControls } from "./control-heade
 import { followRun } from "./stored-routes.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { sseSink } from "./sse.js";
-import { parseOrThrow } from "./validate.js";
+import { parseCreateRequest } from "./validate.js";
 
 /**
  * Aborts when the client goes away before the response finished (or the
@@ -106,13 +106,16 @@ const estimateBytes = (raw: string, answer: Answer) => 2 * raw.length + 2048 + a
 export async function handleCreateResponse(req: IncomingMessage, res: ServerResponse, deps: AppDeps, entry: JournalEntry | undefined): Promise<void> {
   const { raw, json } = await readObjectBody(req, deps.bodyLimit, entry);
   const headers = fromHeaders(req.headers);
+  // The headers are checked before the body: x-mock-strict says how to read it.
+  const controls = readControls(headers);
+  const strict = controls.strict ?? deps.strict ?? false;
   const createdAt = Math.floor(deps.wallClock.now() / 1000);
-  const memo = deps.memo?.enabled ? deps.memo : undefined;
+  // Strict answers are never memoised: the memo's requests were read as OpenAI's superset.
+  const memo = deps.memo?.enabled && !strict ? deps.memo : undefined;
   const key = memo ? memoKey({ createdAt, seed: headers.get("x-mock-seed"), scenario: headers.get("x-mock-scenario"), body: raw }) : "";
   let memoed = memo?.get(key);
-  // The same bytes were validated before (the body is checked before the headers, as on a miss).
-  const request = memoed ? memoed.request : parseOrThrow(CreateResponseBody, json);
-  const controls = readControls(headers);
+  // The same bytes were validated before.
+  const request = memoed ? memoed.request : parseCreateRequest(json, { strict });
   if (request.background && request.store === false) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
   }
