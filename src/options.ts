@@ -37,6 +37,13 @@ export const ServerOptions = z.object({
     .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
   /** Name of the scenario used when no header, model name or match rule picks one. */
   scenario: z.string().min(1).default("auto"),
+  /**
+   * Validate request bodies against the Open Responses spec alone: anything
+   * OpenAI accepts beyond it (hosted tools, its item types and include
+   * values, unknown top-level keys, …) is a 400 naming the field. Per
+   * request: header `x-mock-strict: 1` or `0`.
+   */
+  strict: z.boolean().default(false),
   /** Load the shipped scenario library (scenarios/ in the package). */
   library: z.boolean().default(true),
   /** Time to the first byte of every answer, in ms. */

@@ -101,6 +101,7 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     seed: options.seed,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
+    strict: options.strict,
     wallClock: options.clock ?? systemClock,
     clock,
     timing: {

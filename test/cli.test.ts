@@ -65,6 +65,19 @@ describe("openresponses-mock serve", () => {
     await once(child, "exit");
   });
 
+  it("--strict accepts only the spec: an OpenAI field is a 400 naming it, unless x-mock-strict: 0", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--strict"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const send = (headers: Record<string, string> = {}) =>
+      fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ model: "m", input: "x", user: "u1" }) });
+    const refused = await send();
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: "unknown_parameter", param: "user" });
+    expect((await send({ "x-mock-strict": "0" })).status).toBe(200);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
   it("refuses a bad option with a message and exit code 1", async () => {
     const child = spawn(process.execPath, [BIN, "serve", "--port", "99999"], { stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);

@@ -91,6 +91,7 @@ interface ServeArgs extends ScenarioArgs {
   "store-limit"?: number;
   dialect?: string;
   admin: boolean;
+  strict: boolean;
 }
 
 async function serve(argv: ServeArgs): Promise<void> {
@@ -110,6 +111,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       storeLimit: argv["store-limit"],
       dialect: argv.dialect,
       admin: argv.admin,
+      strict: argv.strict,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
@@ -223,7 +225,8 @@ await yargs(hideBin(process.argv))
           .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
           .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
-          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" }),
+          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
+          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
       ),
     (argv) => serve(argv),
   )

@@ -8,11 +8,11 @@
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
 import { answerRequest } from "../emit/index.js";
 import type { Plan } from "../generate/plan.js";
-import { parseOrThrow } from "../http/validate.js";
+import { parseCreateRequest } from "../http/validate.js";
 import { doneFrame, sseFrame } from "../http/sse.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
-import { CreateResponseBody, type StreamEvent } from "../spec/index.js";
+import type { StreamEvent } from "../spec/index.js";
 
 /** The request body `play` sends: `{model, input, stream: true}`. */
 export const DEFAULT_PLAY_MODEL = "mock-model-1";
@@ -30,6 +30,8 @@ export interface PlayInput {
   now: number;
   /** The dialect the stream is written in (the spec's by default). */
   dialect?: Dialect;
+  /** Validate the body against the spec alone, as `serve --strict` does (default false). */
+  strict?: boolean;
 }
 
 export interface PlayResult {
@@ -50,7 +52,7 @@ export function sseText(events: readonly StreamEvent[], dialect: Dialect = DEFAU
  * `http_error` — the caller renders it like the HTTP layer does.
  */
 export function playRequest(input: PlayInput): PlayResult {
-  const request = parseOrThrow(CreateResponseBody, input.body);
+  const request = parseCreateRequest(input.body, { strict: input.strict ?? false });
   const dialect = input.dialect ?? DEFAULT_DIALECT;
   const { scenario, events, plan } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000), dialect });
   return { scenario, events, text: sseText(events, dialect, plan) };

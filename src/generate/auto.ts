@@ -30,14 +30,17 @@ export function callableTools(request: CreateResponseBody): { tools: FunctionToo
   if (choice === "none") return { tools: [], required: false };
   if (choice === "auto") return { tools: functions, required: false };
   if (choice === "required") {
-    if (functions.length === 0) throw invalidRequest("tool_choice", "tool_choice is 'required' but no function tools were given.", "invalid_value");
-    return { tools: functions, required: true };
+    if (!request.tools?.length) throw invalidRequest("tool_choice", "tool_choice is 'required' but no tools were given.", "invalid_value");
+    // With only OpenAI's tools (never called by the mock), the answer is text.
+    return { tools: functions, required: functions.length > 0 };
   }
   if (choice.type === "function") return { tools: [lookup(choice.name, "tool_choice.name")], required: true };
-  const allowed = choice.tools.map((t, i) => lookup(t.name, `tool_choice.tools[${i}].name`));
+  // A hosted, mcp or custom tool is forced: the mock never calls one, so it calls no function either.
+  if (choice.type !== "allowed_tools") return { tools: [], required: false };
+  const allowed = choice.tools.flatMap((t, i) => (t.type === "function" ? [lookup(t.name, `tool_choice.tools[${i}].name`)] : []));
   const mode = choice.mode ?? "auto";
   if (mode === "none") return { tools: [], required: false };
-  return { tools: allowed, required: mode === "required" };
+  return { tools: allowed, required: mode === "required" && allowed.length > 0 };
 }
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

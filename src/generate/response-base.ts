@@ -33,9 +33,11 @@ function echoToolChoice(choice: CreateResponseBody["tool_choice"]): ToolChoice {
   if (choice == null) return "auto";
   if (typeof choice === "string") return choice;
   if (choice.type === "function") return { type: "function", name: choice.name };
+  // OpenAI's hosted, mcp and custom choices are echoed as sent.
+  if (choice.type !== "allowed_tools") return choice;
   return {
     type: "allowed_tools",
-    tools: choice.tools.map((t) => ({ type: "function" as const, name: t.name })),
+    tools: choice.tools.map((t) => (t.type === "function" ? { type: "function" as const, name: t.name } : t)),
     mode: choice.mode ?? "auto",
   };
 }
@@ -54,9 +56,7 @@ function echoText(text: CreateResponseBody["text"]): ResponseResource["text"] {
             strict: format.strict ?? false,
           },
         }
-      : format?.type === ("json_object" as string)
-        ? { format: { type: "json_object" } }
-        : { format: { type: "text" } };
+      : { format: { type: format?.type === "json_object" ? "json_object" : "text" } };
   if (text?.verbosity) out.verbosity = text.verbosity;
   return out;
 }

@@ -39,6 +39,8 @@ export interface AppDeps {
   seed: number;
   apiKey?: string;
   bodyLimit: number;
+  /** Validate bodies against the spec alone unless a request's `x-mock-strict` says otherwise (default false). */
+  strict?: boolean;
   /** Where `created_at`/`completed_at` come from (epoch ms); tests pin it. */
   wallClock: Pick<Clock, "now">;
   /** Timers and monotonic time for pacing streams. */

@@ -53,6 +53,15 @@ export function timingHeaders(ctx: HeaderSource): Partial<TimingProfile> {
   };
 }
 
+/** `x-mock-strict: 1` (or `true`; `0`/`false` turn it off): validate the body against the spec alone. */
+export function strictHeader(ctx: HeaderSource): boolean | undefined {
+  const raw = ctx.get("x-mock-strict").trim().toLowerCase();
+  if (raw === "") return undefined;
+  if (raw === "1" || raw === "true") return true;
+  if (raw === "0" || raw === "false") return false;
+  throw bad("x-mock-strict", `takes 1 or true (the spec alone), 0 or false (OpenAI's superset); got '${raw.slice(0, 40)}'.`);
+}
+
 const FAULT_KEYS = ["drop-after-events", "drop-after-ms", "stall-after-events", "stall-ms", "hang-after-events"];
 
 /**
@@ -102,9 +111,11 @@ export interface RequestControls {
   dialect: Dialect | undefined;
   timing: Partial<TimingProfile>;
   fault: Faults | undefined;
+  /** `x-mock-strict`: undefined leaves the server's `strict` option. */
+  strict: boolean | undefined;
 }
 
 /** Reads and validates the control headers (a 400 naming the first bad one). */
 export function readControls(headers: HeaderSource): RequestControls {
-  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, dialect: dialectHeader(headers), timing: timingHeaders(headers), fault: faultHeader(headers) };
+  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, dialect: dialectHeader(headers), timing: timingHeaders(headers), fault: faultHeader(headers), strict: strictHeader(headers) };
 }

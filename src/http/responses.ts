@@ -8,7 +8,7 @@ import { dialectHeaders, responseBody } from "../dialect/index.js";
 import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
 import { createRng, expandCompactions, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
-import { ApiError, CreateResponseBody, type ItemParam } from "../spec/index.js";
+import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink } from "../timing/pacer.js";
@@ -23,7 +23,7 @@ import { fromHeaders, readControls, type RequestControls } from "./control-heade
 import { followRun } from "./stored-routes.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { sseSink } from "./sse.js";
-import { parseOrThrow } from "./validate.js";
+import { parseCreateRequest } from "./validate.js";
 
 /**
  * Aborts when the client goes away before the response finished (or the
@@ -101,9 +101,11 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps.bodyLimit, entry);
   const headers = fromHeaders(req.headers);
-  const createdAt = Math.floor(deps.wallClock.now() / 1000);
-  const request = parseOrThrow(CreateResponseBody, json);
+  // The headers are checked before the body: x-mock-strict says how to read it.
   const controls = readControls(headers);
+  const strict = controls.strict ?? deps.strict ?? false;
+  const createdAt = Math.floor(deps.wallClock.now() / 1000);
+  const request = parseCreateRequest(json, { strict });
   const dialect = controls.dialect ?? deps.dialect;
   if (request.background && request.store === false) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });

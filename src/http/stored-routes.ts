@@ -9,17 +9,18 @@ import type { Context } from "koa";
 import { z } from "zod";
 import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect/index.js";
 import { compactConversation, countInputTokens, createIdSource, createRng, idSeed, requestSeed, type Plan } from "../generate/index.js";
-import { ApiError, CreateResponseBody, type StreamEvent } from "../spec/index.js";
+import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
 import { eventsOf } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
+import { strictHeader } from "./control-headers.js";
 import { conversationOf, readObjectBody } from "./responses.js";
 import type { Run } from "./runs.js";
 import { sessionOfContext, sessionStore } from "./session.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { dialectHeader, fromHeaders } from "./control-headers.js";
 import { doneFrame, sseFrame, sseHeaders, writeFrame } from "./sse.js";
-import { parseOrThrow } from "./validate.js";
+import { parseWithPolicy, type PolicySchemas } from "./validate.js";
 
 const notFound = (id: string) =>
   new ApiError({ status: 404, type: "not_found", code: "not_found", param: "response_id", message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).` });
@@ -101,15 +102,16 @@ async function replay(ctx: Context, events: readonly StreamEvent[], startingAfte
   if (done === "" || (await writeFrame(res, done))) res.end();
 }
 
-const InputTokensBody = CreateResponseBody.extend({ model: z.string().optional(), input: CreateResponseBody.shape.input.optional() });
+/** A create body whose model and input may be left out (OpenAI's input token count), in both policies. */
+const InputTokensBody: PolicySchemas<Omit<CreateResponseBody, "model" | "input"> & { model?: string; input?: CreateResponseBody["input"] }> = {
+  superset: CreateResponseBody.extend({ model: z.string().optional(), input: CreateResponseBody.shape.input.optional() }),
+  strict: SpecCreateResponseBody.extend({ model: z.string().optional(), input: SpecCreateResponseBody.shape.input.optional() }),
+};
 
-const CompactBody = z.object({
-  model: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
-  input: CreateResponseBody.shape.input.nullish(),
-  previous_response_id: z.string().nullish(),
-  instructions: z.string().nullish(),
-  prompt_cache_key: z.string().max(64).nullish(),
-});
+const CompactBodies: PolicySchemas<CompactBody> = { superset: CompactBody, strict: SpecCompactBody };
+
+/** Whether a request is read against the spec alone: its x-mock-strict, else the server's option. */
+const strictOf = (ctx: Context, deps: AppDeps) => ({ strict: strictHeader(ctx) ?? deps.strict ?? false });
 
 export function storedRoutes(deps: AppDeps) {
   return {
@@ -164,13 +166,15 @@ export function storedRoutes(deps: AppDeps) {
     },
 
     async inputTokens(ctx: Context) {
-      const request = parseOrThrow(InputTokensBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
+      const policy = strictOf(ctx, deps);
+      const request = parseWithPolicy(InputTokensBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json, policy);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
     async compact(ctx: Context) {
-      const body = parseOrThrow(CompactBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json);
+      const policy = strictOf(ctx, deps);
+      const body = parseWithPolicy(CompactBodies, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json, policy);
       const seed = requestSeed(deps.seed, body);
       const session = sessionOfContext(ctx);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);

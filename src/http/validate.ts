@@ -1,10 +1,12 @@
 /**
  * Request validation with the spec schemas, and the translation of the first
  * zod issue into a spec error object whose `param` names the offending field
- * the way OpenAI does (`input[0].content[1].type`).
+ * the way OpenAI does (`input[0].content[1].type`). `parseCreateRequest` is
+ * the one way into a request body: OpenAI's superset by default, the spec
+ * alone when strict.
  */
 import type { z } from "zod";
-import { ApiError } from "../spec/index.js";
+import { ApiError, CreateResponseBody, SpecCreateResponseBody } from "../spec/index.js";
 
 /** `["input", 0, "content", 1, "type"]` → `input[0].content[1].type`. */
 export function paramPath(path: readonly PropertyKey[]): string | null {
@@ -61,6 +63,8 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
     }
     case "invalid_format":
       return { code: "invalid_value", message: `Invalid value for ${where}: ${issue.message}.` };
+    case "unrecognized_keys":
+      return { code: "unknown_parameter", message: `Unknown parameter: ${where}. Strict mode accepts only the fields of the Open Responses spec (drop --strict or x-mock-strict to allow OpenAI's).` };
     case "invalid_union":
       return { code: "invalid_type", message: `Invalid value for ${where}: ${custom ?? "it matches none of the allowed forms"}.` };
     default:
@@ -71,7 +75,9 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
 /** Turns a zod error into the 400 a client gets for it. */
 export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] = []): ApiError {
   const issue = error.issues[0];
-  const param = paramPath([...prefix, ...issue.path]);
+  // An unknown key is reported at the key itself (`user`), not at the object that holds it.
+  const unknown = issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [];
+  const param = paramPath([...prefix, ...issue.path, ...unknown]);
   const { code, message } = messageFor(issue, param);
   const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown; input?: unknown };
   const limit = issue.code === "too_big" ? i.maximum : issue.code === "too_small" ? i.minimum : undefined;
@@ -84,4 +90,27 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw zodToApiError(result.error);
   return result.data;
+}
+
+/** How strictly a request is read: the spec alone (`--strict`, `x-mock-strict: 1`), or OpenAI's superset. */
+export interface ParsePolicy {
+  strict: boolean;
+}
+
+/** A request schema in both policies: OpenAI's superset, and the spec alone (whose values are the superset's too). */
+export interface PolicySchemas<T> {
+  superset: z.ZodType<T, unknown>;
+  strict: z.ZodType<unknown, unknown>;
+}
+
+/** Parses `value` with the schema of the policy, or throws the 400 that describes the first problem. */
+export function parseWithPolicy<T>(schemas: PolicySchemas<T>, value: unknown, policy: ParsePolicy): T {
+  return (policy.strict ? parseOrThrow(schemas.strict, value) : parseOrThrow(schemas.superset, value)) as T;
+}
+
+const CREATE: PolicySchemas<CreateResponseBody> = { superset: CreateResponseBody, strict: SpecCreateResponseBody };
+
+/** A `POST /v1/responses` body (HTTP, WebSocket, play), validated under the policy; throws the ApiError 400. */
+export function parseCreateRequest(json: unknown, opts: ParsePolicy): CreateResponseBody {
+  return parseWithPolicy(CREATE, json, opts);
 }

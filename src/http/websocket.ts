@@ -14,21 +14,21 @@ import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect }
 import { answerRequest } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import { RepeatCounter } from "../session/repeats.js";
-import { ApiError, CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
+import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
 import { renderedError } from "./raw.js";
-import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
+import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, strictHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
 import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
-import { parseOrThrow } from "./validate.js";
+import { parseCreateRequest, type ParsePolicy } from "./validate.js";
 
 /** The only path that accepts a WebSocket upgrade. */
 export const WEBSOCKET_PATH = "/v1/responses";
 
-/** Request fields a `response.create` message must not carry (`x-openresponses-disallowed`). */
+/** Request fields a `response.create` message must not carry (`x-openresponses-disallowed`); strict mode refuses them. */
 const DISALLOWED = ["stream", "stream_options", "background"] as const;
 
 /** Responses one connection remembers for `previous_response_id`; the oldest go first. */
@@ -57,8 +57,14 @@ export function webSocketErrorEvent(error: ApiError, dialect: Dialect = DEFAULT_
 
 const invalidMessage = (code: string, param: string | null, message: string) => new ApiError({ status: 400, type: "invalid_request", code, param, message });
 
-/** Parses one client message into a validated request, or throws the 400 that describes the problem. */
-export function parseCreateMessage(data: RawData | string, isBinary = false): CreateResponseBody {
+/**
+ * Parses one client message into a validated request, or throws the 400 that
+ * describes the problem. By default `stream` and `stream_options` are
+ * accepted and ignored (every turn streams; the OpenAI Agents SDK always sends
+ * `stream: true`), and so is `background: false`; strict mode refuses them all,
+ * as the spec does.
+ */
+export function parseCreateMessage(data: RawData | string, isBinary = false, policy: ParsePolicy = { strict: false }): CreateResponseBody {
   let text: string;
   try {
     text = typeof data === "string" ? data : new TextDecoder("utf-8", { fatal: true }).decode(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
@@ -81,11 +87,12 @@ export function parseCreateMessage(data: RawData | string, isBinary = false): Cr
     throw invalidMessage("invalid_value", "type", `Invalid value for 'type': expected 'response.create', got ${JSON.stringify(type)?.slice(0, 60)}. It is the only client event of WebSocket mode.`);
   }
   for (const field of DISALLOWED) {
-    if (field in body) {
-      throw invalidMessage("unsupported_parameter", field, `'${field}' must not be sent over WebSocket: every turn is streamed as events on the socket. Leave the field out.`);
-    }
+    if (!(field in body)) continue;
+    // Checked for type with the rest of the body, and otherwise ignored: the socket decides how a turn is sent.
+    if (!policy.strict && (field !== "background" || body.background !== true)) continue;
+    throw invalidMessage("unsupported_parameter", field, `'${field}' must not be sent over WebSocket: every turn is streamed as events on the socket. Leave the field out.`);
   }
-  return parseOrThrow(CreateResponseBody, body);
+  return parseCreateRequest(body, policy);
 }
 
 /** What the upgrade request fixes for every turn of its connection. */
@@ -99,6 +106,8 @@ interface ConnectionSettings {
   headers: HeaderSource;
   /** The upgrade request's headers, for the journal. */
   raw: IncomingMessage["headers"];
+  /** Read every message against the spec alone (the upgrade's `x-mock-strict`, else the server's option). */
+  strict: boolean;
 }
 
 /** Checks the upgrade request (auth, then control headers); throws the ApiError it is refused with. */
@@ -113,6 +122,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
   const dialect = dialectHeader(headers) ?? deps.dialect;
   timingHeaders(headers);
   faultHeader(headers);
+  const strict = strictHeader(headers) ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const scenario = headers.get("x-mock-scenario") || undefined;
   if (scenario !== undefined && !deps.registry.byName.has(scenario)) {
@@ -124,7 +134,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
       message: `Unknown scenario '${scenario.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...deps.registry.byName.keys()].sort().join(", ")}.`,
     });
   }
-  return { seed, dialect, scenario, session, headers, raw: req.headers };
+  return { seed, dialect, scenario, session, headers, raw: req.headers, strict };
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
@@ -250,7 +260,7 @@ class Connection {
     }
     let request: CreateResponseBody;
     try {
-      request = parseCreateMessage(data, isBinary);
+      request = parseCreateMessage(data, isBinary, { strict: settings.strict });
     } catch (err) {
       // A continuation rejected as invalid is a failed continuation too: it evicts its base.
       const base = (entry.body as { previous_response_id?: unknown } | null)?.previous_response_id;

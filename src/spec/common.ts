@@ -1,6 +1,8 @@
 /**
  * Shared building blocks of the spec model: enums, limits and the vendor
- * (`slug:name`) type rule of the extension section.
+ * (`slug:name`) type rule of the extension section. Where OpenAI accepts more
+ * than the spec, the plain name holds what the server accepts by default and
+ * `Spec…` exactly the spec's values (what `--strict` accepts).
  */
 import { z } from "zod";
 
@@ -34,13 +36,28 @@ export const MessageStatus = z.enum(["in_progress", "completed", "incomplete"]);
 export const FunctionCallStatus = z.enum(["in_progress", "completed", "incomplete"]);
 export const MessagePhase = z.enum(["commentary", "final_answer"]);
 export const ImageDetail = z.enum(["low", "high", "auto"]);
-export const IncludeEnum = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
+/** The spec's `include` values. */
+export const SpecIncludeEnum = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
+/** The `include` values OpenAI accepts: the spec's and its hosted tools' (accepted, nothing is added for them). */
+export const IncludeEnum = z.enum([
+  ...SpecIncludeEnum.options,
+  "web_search_call.action.sources",
+  "web_search_call.results",
+  "code_interpreter_call.outputs",
+  "file_search_call.results",
+  "message.input_image.image_url",
+  "computer_call_output.output.image_url",
+]);
 export const ToolChoiceValue = z.enum(["none", "auto", "required"]);
 export const VerbosityEnum = z.enum(["low", "medium", "high"]);
-export const ReasoningEffort = z.enum(["none", "low", "medium", "high", "xhigh"]);
+export const SpecReasoningEffort = z.enum(["none", "low", "medium", "high", "xhigh"]);
+/** OpenAI's efforts: the spec's, `minimal` and `max`. */
+export const ReasoningEffort = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 export const ReasoningSummary = z.enum(["concise", "detailed", "auto"]);
 export const TruncationEnum = z.enum(["auto", "disabled"]);
-export const ServiceTierEnum = z.enum(["auto", "default", "flex", "priority"]);
+export const SpecServiceTierEnum = z.enum(["auto", "default", "flex", "priority"]);
+/** OpenAI's tiers: the spec's and `scale`. */
+export const ServiceTierEnum = z.enum([...SpecServiceTierEnum.options, "scale"]);
 
 /** A JSON Schema object, kept as it was sent. */
 export const JsonSchemaObject = z.record(z.string(), z.unknown());

@@ -1,6 +1,7 @@
 /**
- * Items: the input union `ItemParam` (what a request may carry) and the output
- * union `ItemField` (what a response's `output` holds), vendor items included.
+ * Items: the spec's input union `SpecItemParam` (what a request may carry;
+ * `ItemParam` in openai-items.ts adds OpenAI's item types) and the output
+ * union `OutputItem` (what a response's `output` holds), vendor items included.
  */
 import { z } from "zod";
 import {
@@ -106,36 +107,35 @@ export const ItemReferenceParam = z.object({
 /** A vendor item replayed as input (`acme:search_call`): kept opaque. */
 export const VendorItemParam = z.looseObject({ type: VendorType });
 
+/** The spec's item types, by `type` (messages then dispatch on `role`). */
+export const SpecItemParams = {
+  message: MessageItemParam,
+  function_call: FunctionCallItemParam,
+  function_call_output: FunctionCallOutputItemParam,
+  reasoning: ReasoningItemParam,
+  compaction: CompactionSummaryItemParam,
+  item_reference: ItemReferenceParam,
+};
+
 /**
- * Dispatch on `type`, then on `role` for messages. Lenient where the spec's own
- * examples are: an object with `role` and no `type` is a message; an object
- * with only an `id` (or `type: null`) is an item reference.
+ * Lenient where the spec's own examples are: an object with `role` and no
+ * `type` is a message; an object with only an `id` (or `type: null`) is an
+ * item reference.
  */
-export const ItemParam = tagged(
-  "type",
-  {
-    message: MessageItemParam,
-    function_call: FunctionCallItemParam,
-    function_call_output: FunctionCallOutputItemParam,
-    reasoning: ReasoningItemParam,
-    compaction: CompactionSummaryItemParam,
-    item_reference: ItemReferenceParam,
-  },
-  {
-    vendor: VendorItemParam,
-    normalize: (v) => {
-      if (v.type === undefined && "role" in v) return { ...v, type: "message" };
-      if ((v.type === undefined || v.type === null) && typeof v.id === "string") return { ...v, type: "item_reference" };
-      return v;
-    },
-  },
-);
+export function normalizeItem(v: Record<string, unknown>): Record<string, unknown> {
+  if (v.type === undefined && "role" in v) return { ...v, type: "message" };
+  if ((v.type === undefined || v.type === null) && typeof v.id === "string") return { ...v, type: "item_reference" };
+  return v;
+}
+
+/** An input item as the spec has it (what `--strict` accepts): dispatch on `type`, then on `role` for messages. */
+export const SpecItemParam = tagged("type", SpecItemParams, { vendor: VendorItemParam, normalize: normalizeItem });
 
 export type UserMessageItemParam = z.infer<typeof UserMessageItemParam>;
 export type AssistantMessageItemParam = z.infer<typeof AssistantMessageItemParam>;
 export type FunctionCallItemParam = z.infer<typeof FunctionCallItemParam>;
 export type FunctionCallOutputItemParam = z.infer<typeof FunctionCallOutputItemParam>;
-export type ItemParam = z.infer<typeof ItemParam>;
+export type SpecItemParam = z.infer<typeof SpecItemParam>;
 
 // ---- output items -------------------------------------------------------
 

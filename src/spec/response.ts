@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ReasoningEffort, ReasoningSummary, TruncationEnum, VerbosityEnum } from "./common.js";
 import { OutputItem } from "./items.js";
-import { FunctionTool, ToolChoice, VendorToolParam } from "./tools.js";
+import { ResponseTool, ToolChoice } from "./openai-tools.js";
 
 export const ResponseStatus = z.enum(["queued", "in_progress", "completed", "failed", "incomplete", "cancelled"]);
 
@@ -51,7 +51,7 @@ export const ResponseResource = z.object({
   instructions: z.string().nullable(),
   output: z.array(OutputItem),
   error: ResponseError.nullable(),
-  tools: z.array(z.union([FunctionTool, VendorToolParam])),
+  tools: z.array(ResponseTool),
   tool_choice: ToolChoice,
   truncation: TruncationEnum,
   parallel_tool_calls: z.boolean(),

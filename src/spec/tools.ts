@@ -1,4 +1,4 @@
-/** Function tools and `tool_choice`, request and response forms. */
+/** Function tools and `tool_choice` as the spec has them, request and response forms. */
 import { z } from "zod";
 import { FunctionName, JsonSchemaObject, ToolChoiceValue, VendorType } from "./common.js";
 import { tagged } from "./tagged.js";
@@ -14,7 +14,8 @@ export const FunctionToolParam = z.object({
 /** A vendor hosted tool (`acme:doc_search`): accepted and echoed as sent. */
 export const VendorToolParam = z.looseObject({ type: VendorType });
 
-export const ToolParam = tagged("type", { function: FunctionToolParam }, { vendor: VendorToolParam });
+/** The spec's tools: functions and vendor tools (what `--strict` accepts). */
+export const SpecToolParam = tagged("type", { function: FunctionToolParam }, { vendor: VendorToolParam });
 
 export const SpecificFunctionParam = z.object({
   type: z.literal("function"),
@@ -27,31 +28,32 @@ export const AllowedToolsParam = z.object({
   mode: ToolChoiceValue.optional(),
 });
 
-const ToolChoiceObject = tagged("type", { function: SpecificFunctionParam, allowed_tools: AllowedToolsParam });
-
-type ToolChoiceParamValue =
-  | z.infer<typeof ToolChoiceValue>
-  | z.infer<typeof SpecificFunctionParam>
-  | z.infer<typeof AllowedToolsParam>;
-
-/** A string choice, a named function, or an `allowed_tools` set. */
-export const ToolChoiceParam = z.unknown().transform((value, ctx): ToolChoiceParamValue => {
-  const schema = typeof value === "string" ? ToolChoiceValue : ToolChoiceObject;
-  const result = (schema as z.ZodType).safeParse(value, { reportInput: true });
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      ctx.addIssue({
-        ...issue,
-        message:
-          typeof value === "string"
-            ? `must be 'none', 'auto', 'required', {"type":"function","name":…} or {"type":"allowed_tools",…}; got '${value}'`
-            : issue.message,
-      } as never);
+/**
+ * A `tool_choice`: a string value, or an object dispatched on its `type` by
+ * `objects`. `forms` names the object forms in the message for a bad string.
+ */
+export function toolChoiceParam<T>(objects: z.ZodType<T, unknown>, forms: string) {
+  return z.unknown().transform((value, ctx): z.infer<typeof ToolChoiceValue> | T => {
+    const schema = typeof value === "string" ? ToolChoiceValue : objects;
+    const result = (schema as z.ZodType).safeParse(value, { reportInput: true });
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        ctx.addIssue({
+          ...issue,
+          message: typeof value === "string" ? `must be 'none', 'auto', 'required', ${forms}; got '${value}'` : issue.message,
+        } as never);
+      }
+      return z.NEVER;
     }
-    return z.NEVER;
-  }
-  return result.data as ToolChoiceParamValue;
-});
+    return result.data as z.infer<typeof ToolChoiceValue> | T;
+  });
+}
+
+/** The spec's tool_choice: a string choice, a named function, or an `allowed_tools` set. */
+export const SpecToolChoiceParam = toolChoiceParam(
+  tagged("type", { function: SpecificFunctionParam, allowed_tools: AllowedToolsParam }),
+  `{"type":"function","name":…} or {"type":"allowed_tools",…}`,
+);
 
 // ---- response side ------------------------------------------------------
 
@@ -69,10 +71,10 @@ export const AllowedToolChoice = z.object({
   tools: z.array(FunctionToolChoice),
   mode: ToolChoiceValue,
 });
-export const ToolChoice = z.union([ToolChoiceValue, FunctionToolChoice, AllowedToolChoice]);
+export const SpecToolChoice = z.union([ToolChoiceValue, FunctionToolChoice, AllowedToolChoice]);
 
 export type FunctionToolParam = z.infer<typeof FunctionToolParam>;
-export type ToolParam = z.infer<typeof ToolParam>;
-export type ToolChoiceParam = z.infer<typeof ToolChoiceParam>;
+export type SpecToolParam = z.infer<typeof SpecToolParam>;
+export type SpecToolChoiceParam = z.infer<typeof SpecToolChoiceParam>;
 export type FunctionTool = z.infer<typeof FunctionTool>;
-export type ToolChoice = z.infer<typeof ToolChoice>;
+export type SpecToolChoice = z.infer<typeof SpecToolChoice>;

@@ -87,6 +87,8 @@ export function asListedItem(item: ItemParam): Record<string, unknown> {
     }
     case "function_call":
     case "function_call_output":
+    case "custom_tool_call":
+    case "custom_tool_call_output":
       return { ...it, status: it.status ?? "completed" };
     default:
       return { ...it };

@@ -369,10 +369,8 @@ describe("WebSocket mode: invalid messages", () => {
       ["[1,2]", "invalid_type", null],
       ['{"model":"m","input":"hi"}', "missing_required_parameter", "type"],
       [JSON.stringify({ type: "response.cancel", model: "m", input: "hi" }), "invalid_value", "type"],
-      [{ model: "mock-model-1", input: "hi", stream: true }, "unsupported_parameter", "stream"],
-      [{ model: "mock-model-1", input: "hi", stream: false }, "unsupported_parameter", "stream"],
-      [{ model: "mock-model-1", input: "hi", stream_options: { include_obfuscation: false } }, "unsupported_parameter", "stream_options"],
       [{ model: "mock-model-1", input: "hi", background: true }, "unsupported_parameter", "background"],
+      [{ model: "mock-model-1", input: "hi", stream: "yes" }, "invalid_type", "stream"],
       [{ input: "hi" }, "missing_required_parameter", "model"],
       [{ model: "mock-model-1", input: 42 }, "invalid_type", "input"],
     ];
@@ -386,6 +384,43 @@ describe("WebSocket mode: invalid messages", () => {
     expect((await client.streamed()).response.status).toBe("completed");
     expect(client.closedWith).toBeUndefined();
     await client.close();
+  });
+});
+
+describe("WebSocket mode: stream, stream_options and background in response.create", () => {
+  it("are accepted and ignored by default (the OpenAI Agents SDK always sends stream: true)", async () => {
+    const client = await Client.open(server());
+    for (const extra of [{ stream: true }, { stream: false }, { stream: true, stream_options: { include_obfuscation: false } }, { background: false }]) {
+      client.send({ model: "mock-model-1", input: "Hello over the socket", ...extra });
+      const { response } = await client.streamed();
+      expect(response.status, JSON.stringify(extra)).toBe("completed");
+      expect(response.background).toBe(false);
+    }
+    await client.close();
+  });
+
+  it("are refused with x-mock-strict: 1 on the upgrade, as the spec says (and so is any other field outside it)", async () => {
+    const client = await Client.open(server(), { "x-mock-strict": "1" });
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ stream: true }, "unsupported_parameter", "stream"],
+      [{ stream_options: { include_obfuscation: false } }, "unsupported_parameter", "stream_options"],
+      [{ background: false }, "unsupported_parameter", "background"],
+      [{ user: "user-1234" }, "unknown_parameter", "user"],
+      [{ tools: [{ type: "web_search" }] }, "invalid_value", "tools[0].type"],
+    ];
+    for (const [extra, code, param] of cases) {
+      client.send({ model: "mock-model-1", input: "hi", ...extra });
+      expectWsError(await client.error(), 400, code, param);
+    }
+    client.send({ model: "mock-model-1", input: "Only the spec here" });
+    expect((await client.streamed()).response.status).toBe("completed");
+    await client.close();
+  });
+
+  it("refuses a bad x-mock-strict on the upgrade with 400 naming the header", async () => {
+    const res = await refused(server(), { "x-mock-strict": "maybe" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_header", param: "x-mock-strict" });
   });
 });
 

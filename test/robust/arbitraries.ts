@@ -182,6 +182,15 @@ const reasoningItem = fc
 /** Compaction items from elsewhere (not made by this server: kept opaque). */
 const compactionItem = fc.record({ type: fc.constant("compaction"), encrypted_content: anyText.filter((s) => !s.startsWith("orm.")), id: itemId }).map(clean);
 const itemReference = fc.oneof(fc.record({ type: fc.constant("item_reference"), id: anyText }), fc.record({ id: fc.stringMatching(/^msg_[a-z0-9]{4,10}$/) }));
+/** OpenAI's item types (hosted-tool calls, custom tool calls and their outputs): accepted by default and kept whole. */
+const openaiItems = callIdArb.chain((id) =>
+  fc.constantFrom<Record<string, unknown>[]>(
+    [{ type: "web_search_call", id: `ws_${id}`, status: "completed", action: { type: "search", query: "q" } }],
+    [{ type: "mcp_call", id: `mcp_${id}`, server_label: "docs", name: "search", arguments: "{}", output: "found" }],
+    [{ type: "custom_tool_call", call_id: id, name: "apply_patch", input: "*** Begin Patch" }, { type: "custom_tool_call_output", call_id: id, output: "done" }],
+    [{ type: "shell_call", call_id: id, action: { commands: ["ls"] } }, { type: "shell_call_output", call_id: id, output: [{ stdout: "a", stderr: "", outcome: { type: "exit", exit_code: 0 } }] }],
+  ),
+);
 /** Vendor items carry their own fields; kept small and shallow. */
 const vendorItem = fc.tuple(vendorType, fc.dictionary(fc.string({ maxLength: 6 }).filter((k) => k !== "type"), smallJson, { maxKeys: 3 })).map(([type, extra]) => ({ ...extra, type }));
 
@@ -196,6 +205,7 @@ export const inputItems = fc
       { weight: 1, arbitrary: compactionItem.map((m) => [m]) },
       { weight: 1, arbitrary: itemReference.map((m) => [m]) },
       { weight: 1, arbitrary: vendorItem.map((m) => [m]) },
+      { weight: 1, arbitrary: openaiItems },
     ),
     { maxLength: 6 },
   )
@@ -211,12 +221,33 @@ const KNOWN_TOOLS = [
   { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"] } },
   { type: "function", name: "get_time", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
 ];
-export const tools = fc.array(fc.oneof({ weight: 4, arbitrary: functionTool }, { weight: 1, arbitrary: vendorTool }, { weight: 2, arbitrary: fc.constantFrom(...KNOWN_TOOLS) }), { maxLength: 3 });
+/** OpenAI's tools as clients send them (accepted by default, echoed, never called). */
+const OPENAI_TOOLS = [
+  { type: "web_search", search_context_size: "medium" },
+  { type: "web_search_preview", user_location: { type: "approximate", city: "Paris" } },
+  { type: "file_search", vector_store_ids: ["vs_1"] },
+  { type: "code_interpreter", container: { type: "auto" } },
+  { type: "image_generation", output_format: "png" },
+  { type: "mcp", server_label: "docs", server_url: "https://example.com/mcp", require_approval: "never" },
+  { type: "shell" },
+  { type: "apply_patch" },
+  { type: "custom", name: "apply_patch", format: { type: "grammar", syntax: "lark", definition: "start: /.+/" } },
+  { type: "namespace", name: "mcp__docs__", description: "Docs tools", tools: [{ type: "function", name: "lookup", parameters: { type: "object", properties: {} } }] },
+  { type: "tool_search", execution: "client", parameters: { type: "object", properties: { query: { type: "string" } } } },
+];
+export const tools = fc.array(
+  fc.oneof({ weight: 4, arbitrary: functionTool }, { weight: 1, arbitrary: vendorTool }, { weight: 2, arbitrary: fc.constantFrom(...KNOWN_TOOLS) }, { weight: 1, arbitrary: fc.constantFrom(...OPENAI_TOOLS) }),
+  { maxLength: 3 },
+);
 
 /** A tool_choice consistent with the tools (a named tool is always among them). */
 export function toolChoiceFor(list: readonly Record<string, unknown>[]): fc.Arbitrary<unknown> {
   const names = list.filter((t) => t.type === "function").map((t) => t.name as string);
   const options: fc.Arbitrary<unknown>[] = [fc.constant(undefined), fc.constant(null), fc.constantFrom("none", "auto")];
+  const hosted = list.filter((t) => ["web_search", "web_search_preview", "file_search", "code_interpreter", "image_generation", "shell", "apply_patch"].includes(t.type as string));
+  if (hosted.length > 0) options.push(fc.constantFrom(...hosted).map((t) => ({ type: t.type })));
+  const custom = list.find((t) => t.type === "custom");
+  if (custom) options.push(fc.constant({ type: "custom", name: custom.name }));
   if (names.length > 0) {
     options.push(
       fc.constant("required"),
@@ -240,6 +271,7 @@ const textParam = fc
     format: nullish(
       fc.oneof(
         fc.constant({ type: "text" }),
+        fc.constant({ type: "json_object" }),
         fc.record({ type: fc.constant("json_schema"), name: opt(fc.stringMatching(/^[a-zA-Z0-9_-]{1,20}$/)), description: nullish(anyText), schema: opt(jsonSchema), strict: nullish(fc.boolean()) }).map(clean),
       ),
     ),
@@ -249,29 +281,31 @@ const textParam = fc
 
 const metadata = fc.dictionary(textUpTo(64), textUpTo(512), { maxKeys: 16 });
 
-/** A request body valid for CreateResponseBody (and for the rules the server adds: tool_choice names offered tools, outputs follow their calls). */
+/** A request body valid for CreateResponseBody, OpenAI's forms included (and for the rules the server adds: tool_choice names offered tools, outputs follow their calls). */
 export const validBody: fc.Arbitrary<Record<string, unknown>> = fc
   .record({
     model: fc.oneof(fc.constant("mock-model-1"), anyText),
     input: fc.oneof({ weight: 1, arbitrary: promptText }, { weight: 2, arbitrary: inputItems }),
     instructions: nullish(anyText),
-    include: opt(fc.subarray(["reasoning.encrypted_content", "message.output_text.logprobs"])),
+    include: opt(fc.subarray(["reasoning.encrypted_content", "message.output_text.logprobs", "web_search_call.action.sources", "code_interpreter_call.outputs"])),
     tools: nullish(tools),
     parallel_tool_calls: nullish(fc.boolean()),
     max_output_tokens: nullish(fc.integer({ min: 16, max: 2048 })),
     max_tool_calls: nullish(fc.integer({ min: 1, max: 5 })),
-    temperature: nullish(finite),
-    top_p: nullish(finite),
+    temperature: nullish(fc.double({ noNaN: true, min: 0, max: 2 })),
+    top_p: nullish(fc.double({ noNaN: true, min: 0, max: 1 })),
     presence_penalty: nullish(finite),
     frequency_penalty: nullish(finite),
     top_logprobs: nullish(fc.integer({ min: 0, max: 20 })),
     text: nullish(textParam),
-    reasoning: nullish(fc.record({ effort: nullish(fc.constantFrom("none", "low", "medium", "high", "xhigh")), summary: nullish(fc.constantFrom("concise", "detailed", "auto")) }).map(clean)),
+    reasoning: nullish(fc.record({ effort: nullish(fc.constantFrom("none", "minimal", "low", "medium", "high", "xhigh", "max")), summary: nullish(fc.constantFrom("concise", "detailed", "auto")) }).map(clean)),
     truncation: opt(fc.constantFrom("auto", "disabled")),
     store: opt(fc.boolean()),
     stream: opt(fc.boolean()),
     stream_options: nullish(fc.record({ include_obfuscation: opt(fc.boolean()) }).map(clean)),
-    service_tier: opt(fc.constantFrom("auto", "default", "flex", "priority")),
+    service_tier: opt(fc.constantFrom("auto", "default", "flex", "priority", "scale")),
+    user: opt(textUpTo(64)),
+    prompt_cache_retention: opt(fc.constantFrom("in_memory", "24h")),
     metadata: nullish(metadata),
     safety_identifier: nullish(textUpTo(64)),
     prompt_cache_key: nullish(textUpTo(64)),
