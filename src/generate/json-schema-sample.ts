@@ -388,7 +388,7 @@ function genNumber(s: Schema, ctx: Ctx, integer: boolean, key?: string): number 
 
 /** `yieldTimeMs`, `yield-time-ms` → `yield_time_ms`. */
 function snake(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s.]+/g, "_").toLowerCase();
+  return /^[a-z0-9_]*$/.test(key) ? key : key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s.]+/g, "_").toLowerCase();
 }
 
 /** Flags that would make a call riskier or heavier are rarely set. */
@@ -401,7 +401,7 @@ function genBoolean(s: Schema, ctx: Ctx, key?: string): boolean {
 
 /** An enum value, avoiding risky ones (`require_escalated`, `force`...) most of the time. */
 function pickEnum(values: unknown[], ctx: Ctx): unknown {
-  const safe = values.filter((v) => typeof v !== "string" || !RISKY.test(snake(v)));
+  const safe = values.filter((v) => typeof v !== "string" || !RISKY.test(v.toLowerCase()));
   return pick(ctx, safe.length > 0 && safe.length < values.length && chance(ctx, 0.9) ? safe : values);
 }
 
@@ -482,7 +482,8 @@ function genString(s: Schema, ctx: Ctx, key?: string): string {
       if ((!re || re.test(v)) && len >= min && len <= max) return v;
     }
   }
-  const hint = key === undefined ? undefined : HINTS.find(([re]) => re.test(snake(key)));
+  const name = key === undefined ? undefined : snake(key);
+  const hint = name === undefined ? undefined : HINTS.find(([re]) => re.test(name));
   const text = hint ? hint[1](ctx, s) : Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
   return fit(text, min, max, ctx);
 }
