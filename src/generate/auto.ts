@@ -71,11 +71,17 @@ function replyText(ctx: GenerateContext): string {
   return parts.join(" ");
 }
 
+/** A tool's output without a header block that ends in an `Output:` line (Codex's exec results), when it has one. */
+function outputBody(text: string): string {
+  const m = /(?:^|\n)Output:[ \t]*\n([\s\S]*\S[\s\S]*)$/i.exec(text);
+  return m ? m[1] : text;
+}
+
 function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailingToolOutputs>): string {
   const calls = callsById(ctx.items);
   const lines = outputs.map((o) => {
     const name = calls.get(o.call_id)?.name ?? "the tool";
-    return `${name} returned ${quote(contentText(o.output)) || "nothing"}.`;
+    return `${name} returned ${quote(outputBody(contentText(o.output))) || "nothing"}.`;
   });
   return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng)}`;
 }

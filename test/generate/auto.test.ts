@@ -122,6 +122,19 @@ describe("auto", () => {
     expect(out[0].content[0].text).toMatch(/^Based on the tool results: get_weather returned 18C and sunny\./);
   });
 
+  it("quotes what follows an Output: line when a tool's result has a header block (Codex's exec results)", () => {
+    const out = output({
+      model: "m",
+      tools: [weather],
+      input: [
+        { type: "message", role: "user", content: "list the files" },
+        { type: "function_call", call_id: "c1", name: "exec_command", arguments: '{"cmd":"ls"}' },
+        { type: "function_call_output", call_id: "c1", output: "Chunk ID: 1a2b\nWall time: 0.01 seconds\nProcess exited with code 0\nOutput:\nREADME.md\nsrc\n" },
+      ],
+    });
+    expect(out[0].content[0].text).toMatch(/^Based on the tool results: exec_command returned README\.md src\./);
+  });
+
   it("depends on the input and on the seed, and on nothing else", () => {
     const a = JSON.stringify(emitEvents(plan({ model: "m", input: "One" })));
     expect(JSON.stringify(emitEvents(plan({ model: "m", input: "One" })))).toBe(a);
