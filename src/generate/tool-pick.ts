@@ -128,16 +128,22 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored
   let s = 3 * nameHits.size + Math.min(descHits, 3) + (shellTool && shellAsked ? 2 : 0) - (reserved ? 2 : 0);
   if (mention >= 0) s += 100;
   // With no signal at all: prefer a shell tool, then read-only tools; rarely reserved or mutating ones,
-  // or ones that need the id of something earlier calls made (write_stdin's session_id).
+  // ones that need the id of something earlier calls made (write_stdin's session_id), or a file or
+  // URL the user did not give (view_image's path).
   const all = nameWords(tool.name);
   const kind = reserved ? 0.1 : shellTool ? 6 : all.some((w) => READ_ONLY.has(w)) ? 1.5 : all.some((w) => MUTATING.has(w)) ? 0.4 : 1;
-  const weight = kind * (requiresId(tool) ? 0.2 : 1);
+  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text) ? 0.2 : 1);
   return { tool, score: s, nameHits, mention, weight };
 }
 
 function requiresId(tool: FunctionToolParam): boolean {
   const required = isObj(tool.parameters) && Array.isArray(tool.parameters.required) ? tool.parameters.required : [];
   return required.some((k) => typeof k === "string" && /(^|_)ids?$|Ids?$/.test(k));
+}
+
+function requiresTarget(tool: FunctionToolParam): boolean {
+  const required = isObj(tool.parameters) && Array.isArray(tool.parameters.required) ? tool.parameters.required : [];
+  return required.some((k) => typeof k === "string" && (FILE_KEY.test(snake(k)) || URL_KEY.test(snake(k))));
 }
 
 function weightedPick<T extends { weight: number }>(list: T[], rng: Rng): T {
