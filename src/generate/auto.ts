@@ -1,9 +1,11 @@
 /**
  * `auto`: behaves like a plausible model, from the seed. Tools offered and
- * allowed → function calls whose arguments fit each tool's schema (several when
- * parallel calls are allowed); tool outputs last → a text answer that uses
- * them; `text.format` json_schema → JSON text for that schema; `reasoning`
- * asked → a reasoning item first; otherwise text that depends on the input.
+ * allowed → the call a model would make: the tool the user's words point at,
+ * once per thing they name (in parallel when allowed), with the required
+ * arguments and a few optional ones (see tool-pick.ts, tool-args.ts); tool
+ * outputs last → a text answer that uses them; `text.format` json_schema →
+ * JSON text for that schema, json_object → a JSON object; `reasoning` asked →
+ * a reasoning item first; otherwise text that depends on the input.
  */
 import { invalidRequest } from "../spec/index.js";
 import type { CreateResponseBody, FunctionToolParam } from "../spec/index.js";
@@ -15,6 +17,8 @@ import { sampleJsonSchema } from "./json-schema-sample.js";
 import type { Plan, PlanItem } from "./plan.js";
 import { assemblePlan } from "./assemble.js";
 import type { Rng } from "./rng.js";
+import { toolArguments } from "./tool-args.js";
+import { planToolCalls, requestPhrase, type PlannedCall } from "./tool-pick.js";
 import { OPENERS, properNames, sentenceFrom } from "./words.js";
 
 /** The function tools a request lets the model call, and whether it must call one. */
@@ -45,14 +49,6 @@ export function callableTools(request: CreateResponseBody): { tools: FunctionToo
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-function mentioned(tools: FunctionToolParam[], text: string): FunctionToolParam[] {
-  const lower = ` ${words(text).join(" ")} `;
-  return tools.filter((t) => {
-    const name = t.name.toLowerCase();
-    return lower.includes(` ${name} `) || lower.includes(` ${name.replace(/[_-]+/g, " ")} `) || text.toLowerCase().includes(name);
-  });
-}
-
 const sentence = (rng: Rng) => sentenceFrom(rng.pick);
 
 function quote(text: string): string {
@@ -78,13 +74,28 @@ function replyText(ctx: GenerateContext): string {
   return parts.join(" ");
 }
 
+/** A tool's output without a header block that ends in an `Output:` line (Codex's exec results), when it has one. */
+function outputBody(text: string): string {
+  const m = /(?:^|\n)Output:[ \t]*\n([\s\S]*\S[\s\S]*)$/i.exec(text);
+  return m ? m[1] : text;
+}
+
 function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailingToolOutputs>): string {
   const calls = callsById(ctx.items);
   const lines = outputs.map((o) => {
     const name = calls.get(o.call_id)?.name ?? "the tool";
-    return `${name} returned ${quote(contentText(o.output)) || "nothing"}.`;
+    return `${name} returned ${quote(outputBody(contentText(o.output))) || "nothing"}.`;
   });
   return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng)}`;
+}
+
+/** `text.format: json_object`: the answer as a JSON object, with the request's key words. */
+function jsonObjectText(ctx: GenerateContext, userText: string, answer: string): string {
+  const keywords = [...new Set(requestPhrase(userText, 8).split(" ").filter(Boolean).map((w) => w.toLowerCase()))];
+  const object: Record<string, unknown> = { answer };
+  if (keywords.length > 0) object.keywords = keywords;
+  object.confidence = ctx.rng.pick(["high", "medium"]);
+  return JSON.stringify(object);
 }
 
 /** The `auto` scenario: a plan for any request, from the seed. */
@@ -107,18 +118,13 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
 
   const { tools, required } = callableTools(request);
   const callTools = tools.length > 0 && (required || outputs.length === 0);
-  let chosen: FunctionToolParam[] = [];
-  if (callTools) {
-    const named = mentioned(tools, userText);
-    const parallel = request.parallel_tool_calls ?? true;
-    const pool = named.length > 0 ? named : tools;
-    chosen = parallel ? pool : [named[0] ?? rng.pick(tools)];
-    if (request.max_tool_calls) chosen = chosen.slice(0, request.max_tool_calls);
-  }
+  const chosen: PlannedCall[] = callTools
+    ? planToolCalls(tools, { text: userText, parallel: request.parallel_tool_calls ?? true, maxCalls: request.max_tool_calls }, rng)
+    : [];
 
   const effort = request.reasoning?.effort;
   if (request.reasoning && effort !== "none") {
-    const intent = chosen.length > 0 ? `call ${chosen.map((t) => t.name).join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
+    const intent = chosen.length > 0 ? `call ${[...new Set(chosen.map((c) => c.tool.name))].join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
     const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng)] };
     if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
@@ -126,20 +132,22 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   }
 
   if (chosen.length > 0) {
-    const userWords = words(userText).filter((w) => w.length > 2);
-    const places = properNames(userText);
-    for (const tool of chosen) {
-      const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { words: userWords, places }));
+    for (const { tool, overrides } of chosen) {
+      const args = JSON.stringify(toolArguments(tool, userText, rng, overrides));
       plan.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
     }
   } else {
     const format = request.text?.format;
+    // json_object may not be in the request type yet: read it loosely.
+    const jsonObject = (format as { type?: string } | null | undefined)?.type === "json_object";
     const text =
       format?.type === "json_schema"
-        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText), places: properNames(userText) }))
-        : outputs.length > 0
-          ? toolAnswerText(ctx, outputs)
-          : replyText(ctx);
+        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText), places: properNames(userText), phrase: requestPhrase(userText) || undefined }))
+        : jsonObject
+          ? jsonObjectText(ctx, userText, outputs.length > 0 ? toolAnswerText(ctx, outputs) : replyText(ctx))
+          : outputs.length > 0
+            ? toolAnswerText(ctx, outputs)
+            : replyText(ctx);
     plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
   }
 

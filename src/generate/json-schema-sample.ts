@@ -20,6 +20,19 @@ export interface SampleOptions {
   places?: readonly string[];
   /** Max depth of nested objects/arrays before choosing minimal values (default 6). */
   maxDepth?: number;
+  /** The request in a few words (e.g. "weather Paris"), for query-like strings (`query`, `q`, `search`, ...). */
+  phrase?: string;
+  /** The request as one line of prose, for prose-like strings (`objective`, `prompt`, `task`, `question`...). */
+  sentence?: string;
+  /** A harmless shell command that fits the request, for `command`/`cmd` fields (default: one from a short list). */
+  command?: string;
+  /**
+   * Chance of including one optional property (default 1/2), given its name,
+   * its schema and how many optional properties its object has.
+   */
+  optionalChance?: (key: string, schema: unknown, optionalCount: number) => number;
+  /** Values of top-level properties, included even when optional (the caller makes sure they fit). */
+  overrides?: Readonly<Record<string, unknown>>;
 }
 
 type Schema = Record<string, unknown>;
@@ -33,6 +46,11 @@ interface Ctx {
   maxDepth: number;
   /** Values left to generate (see VALUE_BUDGET). */
   budget: number;
+  phrase?: string;
+  sentence?: string;
+  command?: string;
+  optionalChance?: SampleOptions["optionalChance"];
+  overrides?: Readonly<Record<string, unknown>>;
 }
 
 const WORDS = ["alpha", "amber", "bright", "cedar", "delta", "ember", "forest", "harbor", "lumen",
@@ -83,7 +101,13 @@ export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: Sampl
   const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter(Boolean);
   const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
   const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0);
-  const ctx: Ctx = { root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET };
+  const phrase = typeof options.phrase === "string" && options.phrase.trim() ? options.phrase.trim() : undefined;
+  const command = typeof options.command === "string" && options.command.trim() ? options.command.trim() : undefined;
+  const ctx: Ctx = {
+    root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET,
+    phrase, command, optionalChance: options.optionalChance, overrides: options.overrides,
+    sentence: typeof options.sentence === "string" && options.sentence.trim() ? options.sentence.trim() : undefined,
+  };
   try {
     return gen(schema, ctx, 0, 0);
   } catch {
@@ -116,15 +140,15 @@ function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string):
   }
 
   if ("const" in s) return clone(s.const);
-  if (Array.isArray(s.enum) && s.enum.length) return s.nullable === true && chance(ctx, 0.15) ? null : clone(pick(ctx, s.enum));
+  if (Array.isArray(s.enum) && s.enum.length) return s.nullable === true && chance(ctx, 0.15) ? null : clone(pickEnum(s.enum, ctx));
   if (Array.isArray(s.examples) && s.examples.length && chance(ctx, 0.2)) return clone(pick(ctx, s.examples));
   if (s.default !== undefined && chance(ctx, 0.2)) return clone(s.default);
 
   switch (pickType(s, ctx)) {
     case "null": return null;
-    case "boolean": return chance(ctx, 0.5);
-    case "integer": return genNumber(s, ctx, true);
-    case "number": return genNumber(s, ctx, false);
+    case "boolean": return genBoolean(s, ctx, key);
+    case "integer": return genNumber(s, ctx, true, key);
+    case "number": return genNumber(s, ctx, false, key);
     case "object": return genObject(s, ctx, depth);
     case "array": return genArray(s, ctx, depth, key);
     default: return genString(s, ctx, key);
@@ -223,7 +247,11 @@ function inferType(s: Schema): string {
   return "string";
 }
 
-/** Required properties always, optional ones with probability 1/2, in `properties` order; no extra keys. */
+/**
+ * Required properties always, optional ones by chance (1/2 unless the caller
+ * says otherwise), in `properties` order; no extra keys. At the top level,
+ * the caller's overrides replace generated values.
+ */
 function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (depth > ctx.maxDepth + DEPTH_SLACK) return out;
@@ -232,10 +260,19 @@ function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> 
   const unlisted = [...required].filter((k) => !Object.hasOwn(props, k));
   const minimal = depth >= ctx.maxDepth;
   const keys = Object.keys(props);
-  const chosen = new Set(keys.filter((k) => required.has(k) || (!minimal && chance(ctx, 0.5))));
+  const overrides = depth === 0 && ctx.overrides ? ctx.overrides : {};
+  const optional = keys.filter((k) => !required.has(k)).length;
+  const include = (k: string) => {
+    const p = ctx.optionalChance ? ctx.optionalChance(k, props[k], optional) : 0.5;
+    return chance(ctx, num(p) ? p : 0.5);
+  };
+  const chosen = new Set(keys.filter((k) => required.has(k) || Object.hasOwn(overrides, k) || (!minimal && include(k))));
   const minProps = count(s.minProperties) ?? 0;
   for (const k of keys) if (chosen.size + unlisted.length < minProps) chosen.add(k);
-  for (const k of keys) if (chosen.has(k) && ctx.budget > 0) put(out, k, gen(props[k], ctx, depth + 1, 0, k));
+  for (const k of keys) {
+    if (!chosen.has(k) || ctx.budget <= 0) continue;
+    put(out, k, Object.hasOwn(overrides, k) ? clone(overrides[k]) : gen(props[k], ctx, depth + 1, 0, k));
+  }
   // Required but not described: use additionalProperties' schema when it is one.
   const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
   for (const k of unlisted) put(out, k, gen(extra, ctx, depth + 1, 0, k));
@@ -254,6 +291,8 @@ function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] {
   if (rest === false) hi = Math.min(hi, prefix.length);
   if (minimal) hi = Math.min(hi, lo);
   lo = Math.min(lo, hi);
+  const argv = key !== undefined && COMMAND_KEY.test(snake(key)) && prefix.length === 0 && isStringSchema(rest) && lo <= 3 && hi >= 3;
+  if (argv) return ["bash", "-lc", command(ctx)];
   const n = int(ctx, lo, hi);
   const itemKey = key?.replace(/ies$/, "y").replace(/s$/, "");
   const seen = new Set<string>();
@@ -270,13 +309,56 @@ function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] {
   return out;
 }
 
-function genNumber(s: Schema, ctx: Ctx, integer: boolean): number {
+/**
+ * Numbers that a property's name says are whole, with a plausible range and a
+ * round step: durations, token budgets, counts, pages, ports, ids... (the
+ * name is lowercased snake_case; first match wins).
+ */
+const NUMBER_HINTS: [RegExp, number, number, number][] = [
+  [/(^|_)(ms|msec|millis|milliseconds)$|(^|_)ms_/, 1000, 10000, 500],
+  [/(^|_)(s|sec|secs|seconds)$|timeout|duration|interval|delay|ttl|wait/, 5, 60, 5],
+  [/tokens?$|token_(budget|limit|count)/, 1000, 10000, 500],
+  [/(^|_)port$/, 1024, 65535, 1],
+  [/(^|_)page(_?(num|number|no))?$/, 1, 5, 1],
+  [/limit|page_?size|per_page|top_?[kn]$|max_results|(^|_)(n|k|num|count|quantity|amount_of)$|(^|_)num_|_count$|^count|results$|items$/, 5, 50, 1],
+  [/offset|skip|(^|_)(index|idx|start|cursor)$/, 0, 20, 1],
+  [/(^|_)(id|pid|uid|gid)$|_ids?$/, 1, 9999, 1],
+  [/year/, 2000, 2030, 1],
+  [/(^|_)(age)$/, 18, 80, 1],
+  [/(^|_)(line|lines|row|rows|column|col|line_number|lineno)$|_line$/, 1, 200, 1],
+  [/retr(y|ies)|attempts/, 1, 5, 1],
+  [/depth|level|(^|_)(size|width|height|length|len|days|hours|minutes|weeks|months|max|min|priority|rank|version)$|(^|_)(max|min)_/, 1, 100, 1],
+  [/percent|pct/, 0, 100, 1],
+];
+
+function numberHint(key: string | undefined): [number, number, number] | undefined {
+  if (key === undefined) return undefined;
+  const k = snake(key);
+  const hit = NUMBER_HINTS.find(([re]) => re.test(k));
+  return hit ? [hit[1], hit[2], hit[3]] : undefined;
+}
+
+function genNumber(s: Schema, ctx: Ctx, integer: boolean, key?: string): number {
   let lo = num(s.minimum) ? s.minimum : -Infinity;
   let hi = num(s.maximum) ? s.maximum : Infinity;
   let loEx = s.exclusiveMinimum === true; // draft-4 boolean form
   let hiEx = s.exclusiveMaximum === true;
   if (num(s.exclusiveMinimum) && s.exclusiveMinimum >= lo) [lo, loEx] = [s.exclusiveMinimum, true];
   if (num(s.exclusiveMaximum) && s.exclusiveMaximum <= hi) [hi, hiEx] = [s.exclusiveMaximum, true];
+  let round = 0;
+  // A name that says "whole number" (yield_time_ms, max_output_tokens, page, port...) gets one, in a
+  // plausible window cut to the schema's bounds (the schema's bounds alone when they do not meet).
+  const hint = numberHint(key);
+  if (hint) {
+    const [hLo, hHi, hStep] = hint;
+    const [nLo, nHi] = [Math.max(lo, hLo), Math.min(hi, hHi)];
+    if (nLo <= nHi && !(nLo === nHi && ((nLo === lo && loEx) || (nHi === hi && hiEx)))) {
+      [loEx, hiEx] = [nLo === lo && loEx, nHi === hi && hiEx];
+      [lo, hi] = [nLo, nHi];
+      round = hStep;
+    }
+    integer = true;
+  }
   // Default window: 0..100, or 100 wide next to the one given bound.
   if (lo === -Infinity) [lo, loEx] = [hi === Infinity ? 0 : hi > 0 ? 0 : hi - 100, false];
   if (hi === Infinity) [hi, hiEx] = [lo + 100, false];
@@ -286,16 +368,41 @@ function genNumber(s: Schema, ctx: Ctx, integer: boolean): number {
   let v: number;
   if (step) {
     const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
-    let kLo = Math.ceil(lo / step - 1e-9);
-    let kHi = Math.floor(hi / step + 1e-9);
-    if (loEx && near(kLo * step, lo)) kLo++;
-    if (hiEx && near(kHi * step, hi)) kHi--;
+    const range = (st: number): [number, number] => {
+      let kLo = Math.ceil(lo / st - 1e-9);
+      let kHi = Math.floor(hi / st + 1e-9);
+      if (loEx && near(kLo * st, lo)) kLo++;
+      if (hiEx && near(kHi * st, hi)) kHi--;
+      return [kLo, kHi];
+    };
+    // A round value (2500 ms rather than 2731) when the window holds one and multipleOf does not object.
+    if (round > 1 && !num(s.multipleOf) && range(round)[1] >= range(round)[0]) step = round;
+    const [kLo, kHi] = range(step);
     v = Number(((kHi >= kLo ? int(ctx, kLo, kHi) : kLo) * step).toFixed(decimals(step)));
   } else {
     v = Math.round((lo + ctx.rng.next() * (hi - lo)) * 100) / 100;
     if (!((loEx ? v > lo : v >= lo) && (hiEx ? v < hi : v <= hi))) v = (lo + hi) / 2;
   }
   return Number.isFinite(v) ? v || 0 : 0; // `|| 0` turns -0 into 0
+}
+
+/** `yieldTimeMs`, `yield-time-ms` → `yield_time_ms`. */
+function snake(key: string): string {
+  return /^[a-z0-9_]*$/.test(key) ? key : key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s.]+/g, "_").toLowerCase();
+}
+
+/** Flags that would make a call riskier or heavier are rarely set. */
+const RISKY = /escalat|danger|unsafe|force|delete|destroy|remove|overwrite|recursive|sudo|bypass|full_access|privileg|interrupt|kill|purge|drop|all$/;
+
+function genBoolean(s: Schema, ctx: Ctx, key?: string): boolean {
+  if (typeof s.default === "boolean" && chance(ctx, 0.6)) return s.default;
+  return chance(ctx, key !== undefined && RISKY.test(snake(key)) ? 0.1 : 0.5);
+}
+
+/** An enum value, avoiding risky ones (`require_escalated`, `force`...) most of the time. */
+function pickEnum(values: unknown[], ctx: Ctx): unknown {
+  const safe = values.filter((v) => typeof v !== "string" || !RISKY.test(v.toLowerCase()));
+  return pick(ctx, safe.length > 0 && safe.length < values.length && chance(ctx, 0.9) ? safe : values);
 }
 
 /** Smallest positive integer multiple of `step` (integers must also be multiples of it). */
@@ -313,15 +420,50 @@ function decimals(x: number): number {
   return Math.min(20, (m?.[1]?.length ?? 0) + Number(m?.[2] ?? 0));
 }
 
-/** Property-name hints for plain strings. */
-const HINTS: [RegExp, (ctx: Ctx) => string][] = [
+/** Harmless, read-only shell commands, for `command`/`cmd` when the caller gives none. */
+export const SAFE_COMMANDS = ["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"] as const;
+const FILES = ["src/index.ts", "README.md", "package.json", "src/main.ts", "docs/guide.md"];
+const IMAGES = ["docs/screenshot.png", "assets/diagram.png"];
+const ZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", "Australia/Sydney"];
+const REASONS = ["Needed to answer the request", "Checks the current state before changing anything",
+  "Gathers the details the user asked for", "Confirms the result before replying"];
+/** `cmd`, `command`, `shell_command`...: a shell command (a string, or argv when the schema is a string array). */
+const COMMAND_KEY = /^(cmd|command|commands|cmdline|command_line|script)$|_(cmd|command)$/;
+
+const command = (ctx: Ctx): string => ctx.command ?? pick(ctx, SAFE_COMMANDS);
+const phrase = (ctx: Ctx): string => ctx.phrase ?? Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
+const reason = (ctx: Ctx): string => `${pick(ctx, REASONS)}${ctx.phrase ? ` (${ctx.phrase})` : ""}.`;
+
+/** A plain string schema that any short string satisfies (for argv items). */
+function isStringSchema(v: unknown): boolean {
+  if (!isObj(v) || v.type !== "string") return false;
+  if (["enum", "const", "pattern", "format", "$ref", "anyOf", "oneOf", "allOf"].some((k) => k in v)) return false;
+  return (count(v.minLength) ?? 0) <= 2 && (count(v.maxLength) ?? Infinity) >= 64;
+}
+
+/** Property-name hints for plain strings, tried on the snake_case name in order (with the string's schema). */
+const HINTS: [RegExp, (ctx: Ctx, s: Schema) => string][] = [
   [/mail/, (ctx) => email(ctx)],
-  [/cit(y|ies)|location|place|town|destination/, (ctx) => pick(ctx, ctx.places.length ? ctx.places : CITIES)],
-  [/countr/, (ctx) => pick(ctx, COUNTRIES)],
   [/(url|uri)s?$|link|website|homepage/, (ctx) => `https://example.com/${slug(ctx)}`],
+  [COMMAND_KEY, (ctx) => command(ctx)],
+  [/^shell$/, () => "bash"],
+  [/^(workdir|cwd|dir|directory|folder|working_dir|working_directory|base_dir|root_dir)$|_(dir|directory|folder)$/, () => "."],
+  [/(^|_)(path|file|filename|file_name|filepath|file_path|image|image_path)$/, (ctx, s) =>
+    pick(ctx, /image|picture|photo|screenshot/i.test(`${String(s.description ?? "")}`) ? IMAGES : FILES)],
+  [/^(q|query|search|search_query|search_term|keywords?|terms?|topic|subject|title)$|_query$/, (ctx) => phrase(ctx)],
+  [/^(question|prompt|objective|goal|task|text|instructions?|request)$/, (ctx) => ctx.sentence ?? phrase(ctx)],
+  [/justification|reason|rationale|explanation|description|summary|comment|(^|_)notes?$|message|details/, (ctx) => reason(ctx)],
+  [/(^|_)(cit(y|ies)|locations?|places?|towns?|destinations?)($|_)/, (ctx) => pick(ctx, ctx.places.length ? ctx.places : CITIES)],
+  [/countr/, (ctx) => pick(ctx, COUNTRIES)],
+  [/(^|_)(time_?zone|tz)$/, (ctx) => pick(ctx, ZONES)],
+  [/(^|_)locale$/, () => "en-US"],
+  [/(^|_)branch$/, () => "main"],
+  [/(^|_)(date|day|deadline|birthday|since|until|due)$/, (ctx) => formatValue("date", ctx) ?? ""],
+  [/(_at|timestamp|datetime)$/, (ctx) => formatValue("date-time", ctx) ?? ""],
   [/(last|sur|family)_?name/, (ctx) => pick(ctx, LAST_NAMES)],
   [/full_?name|author|person|contact/, (ctx) => `${pick(ctx, FIRST_NAMES)} ${pick(ctx, LAST_NAMES)}`],
   [/^names?$|first_?name|user_?name/, (ctx) => pick(ctx, FIRST_NAMES)],
+  [/(^|_)ids?$/, (ctx) => `${slug(ctx)}_${int(ctx, 1, 99)}`],
   [/colou?r/, (ctx) => pick(ctx, COLORS)],
   [/phone/, (ctx) => `+1-555-01${int(ctx, 10, 99)}`],
 ];
@@ -340,8 +482,9 @@ function genString(s: Schema, ctx: Ctx, key?: string): string {
       if ((!re || re.test(v)) && len >= min && len <= max) return v;
     }
   }
-  const hint = key === undefined ? undefined : HINTS.find(([re]) => re.test(key.toLowerCase()));
-  const text = hint ? hint[1](ctx) : Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
+  const name = key === undefined ? undefined : snake(key);
+  const hint = name === undefined ? undefined : HINTS.find(([re]) => re.test(name));
+  const text = hint ? hint[1](ctx, s) : Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
   return fit(text, min, max, ctx);
 }
 

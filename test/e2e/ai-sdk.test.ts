@@ -162,12 +162,12 @@ describe("Vercel AI SDK (@ai-sdk/open-responses) against the mock", () => {
     expect(parts.filter((p) => p.type === "finish-step")).toHaveLength(2);
   });
 
-  it("calls both offered tools in parallel when the prompt names neither, then answers", async () => {
+  it("calls both tools in parallel when the prompt points at both, then answers", async () => {
     const weather = weatherTool();
     const time = timeTool();
     const result = await generateText({
       model: providerFor(server())(MODEL),
-      prompt: "Help me plan an afternoon walk.",
+      prompt: "What's the weather and the local time in Lisbon? I am planning an afternoon walk.",
       tools: { get_weather: weather.tool, get_time: time.tool },
       stopWhen: stepCountIs(3),
     });

@@ -43,9 +43,48 @@ describe("auto", () => {
     expect(JSON.parse(out[0].arguments).to).toMatch(/^[^@\s]+@[^@\s]+\.[a-z]+$/);
   });
 
-  it("calls every allowed tool in parallel, capped by max_tool_calls", () => {
-    expect(output({ model: "m", input: "Go.", tools: [weather, email] }).map((o) => o.name)).toEqual(["get_weather", "send_email"]);
-    expect(output({ model: "m", input: "Go.", tools: [weather, email], max_tool_calls: 1 }).map((o) => o.name)).toEqual(["get_weather"]);
+  it("calls one tool, never every tool at once, when the user's words point at none", () => {
+    const names = new Set<string>();
+    for (let seed = 0; seed < 40; seed++) {
+      const out = output({ model: "m", input: "Go.", tools: [weather, email] }, `seed-${seed}`);
+      expect(out.map((o) => o.type)).toEqual(["function_call"]);
+      names.add(out[0].name);
+    }
+    expect(names).toEqual(new Set(["get_weather", "send_email"]));
+  });
+
+  it("calls the tool once per place the user names, in parallel unless parallel_tool_calls is false, capped by max_tool_calls", () => {
+    const body = { model: "m", input: "What's the weather in Paris and Tokyo?", tools: [weather, email] };
+    for (let seed = 0; seed < 20; seed++) {
+      const out = output(body, `seed-${seed}`);
+      expect(out.map((o) => o.name)).toEqual(["get_weather", "get_weather"]);
+      expect(out.map((o) => JSON.parse(o.arguments).location)).toEqual(["Paris", "Tokyo"]);
+      expect(new Set(out.map((o) => o.call_id)).size).toBe(2);
+      const one = output({ ...body, parallel_tool_calls: false }, `seed-${seed}`);
+      expect(one.map((o) => [o.name, JSON.parse(o.arguments).location])).toEqual([["get_weather", "Paris"]]);
+      expect(output({ ...body, max_tool_calls: 1 }, `seed-${seed}`)).toHaveLength(1);
+    }
+  });
+
+  it("calls several different tools when the user's words name several", () => {
+    const out = output({ model: "m", input: "Check the weather in Oslo, then send_email to the team.", tools: [email, weather] });
+    expect(out.map((o) => o.name)).toEqual(["get_weather", "send_email"]);
+    expect(JSON.parse(out[0].arguments)).toEqual({ location: "Oslo" });
+  });
+
+  it("writes the answer as a JSON object for text.format json_object", () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const request = CreateResponseBody.parse({ model: "m", input: "Give me three facts about Lisbon." });
+      (request as { text?: unknown }).text = { format: { type: "json_object" } };
+      const events = emitEvents(planAuto({ request, items: inputItems(request.input), rng: createRng(`seed-${seed}`), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 }));
+      const out = expectConformantStream(events as never).output as any[];
+      expect(out.map((o) => o.type)).toEqual(["message"]);
+      const value = JSON.parse(out[0].content[0].text);
+      expect(value).toBeTypeOf("object");
+      expect(Array.isArray(value)).toBe(false);
+      expect(value.answer).toContain("Give me three facts about Lisbon.");
+      expect(value.keywords).toContain("lisbon");
+    }
   });
 
   it("treats tool_choice as a hard constraint", () => {
@@ -63,6 +102,12 @@ describe("auto", () => {
       ],
     });
     expect(required.map((o) => o.type)).toEqual(["function_call"]);
+    // A named function is called even when the words point elsewhere; allowed_tools restricts the choice.
+    const named = output({ model: "m", input: "Weather in Paris?", tools: [weather, email], tool_choice: { type: "function", name: "send_email" } });
+    expect(named.map((o) => o.name)).toEqual(["send_email"]);
+    const allowed = output({ model: "m", input: "Weather in Paris?", tools: [weather, email], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "send_email" }] } });
+    expect(allowed.map((o) => o.name)).toEqual(["send_email"]);
+    expect(output({ model: "m", input: "Send an email.", tools: [weather, email], tool_choice: "none" }).map((o) => o.type)).toEqual(["message"]);
   });
 
   it("answers tool outputs with a text that uses them", () => {
@@ -76,6 +121,19 @@ describe("auto", () => {
       ],
     });
     expect(out[0].content[0].text).toMatch(/^Based on the tool results: get_weather returned 18C and sunny\./);
+  });
+
+  it("quotes what follows an Output: line when a tool's result has a header block (Codex's exec results)", () => {
+    const out = output({
+      model: "m",
+      tools: [weather],
+      input: [
+        { type: "message", role: "user", content: "list the files" },
+        { type: "function_call", call_id: "c1", name: "exec_command", arguments: '{"cmd":"ls"}' },
+        { type: "function_call_output", call_id: "c1", output: "Chunk ID: 1a2b\nWall time: 0.01 seconds\nProcess exited with code 0\nOutput:\nREADME.md\nsrc\n" },
+      ],
+    });
+    expect(out[0].content[0].text).toMatch(/^Based on the tool results: exec_command returned README\.md src\./);
   });
 
   it("depends on the input and on the seed, and on nothing else", () => {

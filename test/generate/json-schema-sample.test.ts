@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { sampleJsonSchema, type SampleRng, type SampleOptions } from "../../src/generate/json-schema-sample.js";
+import { canon, isObj, validate, type S } from "./schema-check.js";
 
 /** mulberry32: a tiny deterministic rng for tests. */
 function rng(seed: number): SampleRng {
@@ -13,99 +14,6 @@ function rng(seed: number): SampleRng {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     },
   };
-}
-
-type S = Record<string, unknown>;
-const isObj = (v: unknown): v is S => typeof v === "object" && v !== null && !Array.isArray(v);
-const canon = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
-
-const FORMATS: Record<string, RegExp> = {
-  date: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/,
-  "date-time": /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/,
-  time: /^([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/,
-  email: /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i,
-  uri: /^[a-z][a-z0-9+.-]*:\/\/[^\s]+$/i,
-  url: /^https?:\/\/[^\s]+$/i,
-  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i,
-  ipv4: /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/,
-  hostname: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i,
-};
-
-function typeOk(t: string, v: unknown): boolean {
-  switch (t) {
-    case "null": return v === null;
-    case "boolean": return typeof v === "boolean";
-    case "integer": return Number.isInteger(v);
-    case "number": return typeof v === "number" && Number.isFinite(v);
-    case "string": return typeof v === "string";
-    case "array": return Array.isArray(v);
-    case "object": return isObj(v);
-    default: return false;
-  }
-}
-
-/** Small validator for the keywords the sampler supports; returns error messages. */
-function validate(schema: unknown, v: unknown, root: unknown = schema, path = "$"): string[] {
-  if (schema === true || schema === undefined) return [];
-  if (schema === false) return [`${path}: false schema`];
-  if (!isObj(schema)) return [];
-  const s = schema;
-  const errs: string[] = [];
-  const err = (m: string) => errs.push(`${path}: ${m} (${JSON.stringify(v)})`);
-  if (typeof s.$ref === "string") {
-    let node: unknown = root;
-    for (const seg of s.$ref.slice(1).split("/").slice(1)) node = (node as S)[seg];
-    errs.push(...validate(node, v, root, path));
-  }
-  if (v === null && s.nullable === true) return errs;
-  if (s.type !== undefined) {
-    const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (!types.some((t) => typeOk(t as string, v))) err(`type ${JSON.stringify(s.type)}`);
-  }
-  if ("const" in s && canon(s.const) !== canon(v)) err("const");
-  if (Array.isArray(s.enum) && !s.enum.some((e) => canon(e) === canon(v))) err("enum");
-  for (const kw of ["anyOf", "oneOf"]) {
-    const branches = s[kw];
-    if (Array.isArray(branches) && !branches.some((b) => validate(b, v, root, path).length === 0)) err(kw);
-  }
-  if (Array.isArray(s.allOf)) for (const b of s.allOf) errs.push(...validate(b, v, root, path));
-
-  if (typeof v === "number") {
-    const n = (k: string) => (typeof s[k] === "number" ? (s[k] as number) : undefined);
-    const min = n("minimum"), max = n("maximum"), xmin = n("exclusiveMinimum"), xmax = n("exclusiveMaximum"), mult = n("multipleOf");
-    if (min !== undefined && (s.exclusiveMinimum === true ? v <= min : v < min)) err("minimum");
-    if (max !== undefined && (s.exclusiveMaximum === true ? v >= max : v > max)) err("maximum");
-    if (xmin !== undefined && v <= xmin) err("exclusiveMinimum");
-    if (xmax !== undefined && v >= xmax) err("exclusiveMaximum");
-    if (mult !== undefined && Math.abs(v / mult - Math.round(v / mult)) > 1e-9) err("multipleOf");
-  }
-  if (typeof v === "string") {
-    const len = Array.from(v).length;
-    if (typeof s.minLength === "number" && len < s.minLength) err("minLength");
-    if (typeof s.maxLength === "number" && len > s.maxLength) err("maxLength");
-    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(v)) err(`pattern ${s.pattern}`);
-    if (typeof s.format === "string" && FORMATS[s.format] && !FORMATS[s.format].test(v)) err(`format ${s.format}`);
-  }
-  if (Array.isArray(v)) {
-    if (typeof s.minItems === "number" && v.length < s.minItems) err("minItems");
-    if (typeof s.maxItems === "number" && v.length > s.maxItems) err("maxItems");
-    if (s.uniqueItems === true && new Set(v.map(canon)).size !== v.length) err("uniqueItems");
-    const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
-    v.forEach((x, i) => {
-      const item = i < prefix.length ? prefix[i] : s.items;
-      errs.push(...validate(item, x, root, `${path}[${i}]`));
-    });
-  }
-  if (isObj(v)) {
-    const props = isObj(s.properties) ? s.properties : {};
-    for (const r of Array.isArray(s.required) ? s.required : []) if (!Object.hasOwn(v, r as string)) err(`required ${String(r)}`);
-    for (const [k, x] of Object.entries(v)) {
-      if (Object.hasOwn(props, k)) errs.push(...validate(props[k], x, root, `${path}.${k}`));
-      else if (s.additionalProperties === false) err(`additional property ${k}`);
-    }
-  }
-  return errs;
 }
 
 const SCHEMAS: Record<string, S> = {
@@ -367,5 +275,86 @@ describe("sampleJsonSchema", () => {
       false,
     ];
     for (const schema of weird) for (const seed of [1, 2, 3]) expect(() => sampleJsonSchema(schema, rng(seed))).not.toThrow();
+  });
+});
+
+describe("sampleJsonSchema: values that fit the property's name", () => {
+  const one = (key: string, schema: S, seed: number, options: SampleOptions = {}) =>
+    (sampleJsonSchema({ type: "object", properties: { [key]: schema }, required: [key] }, rng(seed), options) as S)[key];
+
+  it("gives whole numbers in plausible ranges to durations, budgets, counts, pages, ports and ids, even for type number", () => {
+    const ranges: [string, number, number][] = [
+      ["yield_time_ms", 1000, 10000], ["timeout_ms", 1000, 10000], ["timeoutMs", 1000, 10000], ["timeout_seconds", 5, 60], ["timeout", 5, 60],
+      ["max_output_tokens", 1000, 10000], ["max_tokens", 1000, 10000], ["page", 1, 5], ["limit", 5, 50], ["max_results", 5, 50],
+      ["port", 1024, 65535], ["offset", 0, 20], ["session_id", 1, 9999], ["count", 5, 50], ["page_size", 5, 50], ["index", 0, 20],
+    ];
+    for (const [key, lo, hi] of ranges) {
+      for (const seed of SEEDS.slice(0, 60)) {
+        const v = one(key, { type: "number" }, seed);
+        expect(Number.isInteger(v), `${key} = ${v}`).toBe(true);
+        expect(v as number, key).toBeGreaterThanOrEqual(lo);
+        expect(v as number, key).toBeLessThanOrEqual(hi);
+      }
+    }
+    // Durations are round: 2500 ms, not 2731.
+    expect((one("yield_time_ms", { type: "number" }, 9) as number) % 500).toBe(0);
+    // Other numbers keep fractions.
+    expect(SEEDS.slice(0, 50).some((seed) => !Number.isInteger(one("temperature", { type: "number" }, seed)))).toBe(true);
+  });
+
+  it("keeps the schema's bounds and multipleOf over the name's range", () => {
+    const schemas: [string, S][] = [
+      ["yield_time_ms", { type: "number", minimum: 250, maximum: 800 }],
+      ["yield_time_ms", { type: "number", minimum: 5000, maximum: 30000 }],
+      ["limit", { type: "number", multipleOf: 7 }],
+      ["page", { type: "integer", exclusiveMinimum: 3, maximum: 4 }],
+      ["port", { type: "number", maximum: 80 }],
+      ["max_tokens", { type: "number", multipleOf: 0.5, minimum: 1, maximum: 3 }],
+    ];
+    for (const [key, schema] of schemas) {
+      for (const seed of SEEDS.slice(0, 60)) {
+        const v = one(key, schema, seed);
+        expect(validate(schema, v), `${key} ${JSON.stringify(schema)} → ${v}`).toEqual([]);
+        expect(Number.isInteger(v), `${key} = ${v}`).toBe(true);
+      }
+    }
+  });
+
+  it("gives commands, working directories, paths, URLs, queries and reasons that fit their names", () => {
+    for (const seed of SEEDS.slice(0, 30)) {
+      expect(one("cmd", { type: "string" }, seed, { command: "git status" })).toBe("git status");
+      expect(["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"]).toContain(one("command", { type: "string" }, seed));
+      expect(one("command", { type: "array", items: { type: "string" } }, seed, { command: "ls -la" })).toEqual(["bash", "-lc", "ls -la"]);
+      expect(one("workdir", { type: "string" }, seed)).toBe(".");
+      expect(one("cwd", { type: "string" }, seed)).toBe(".");
+      expect(one("path", { type: "string" }, seed)).toMatch(/^[\w-]+(\/[\w-]+)*\.\w+$/);
+      expect(one("path", { type: "string", description: "Path to an image file." }, seed)).toMatch(/\.png$/);
+      expect(one("url", { type: "string" }, seed)).toMatch(/^https:\/\/\S+$/);
+      expect(one("query", { type: "string" }, seed, { phrase: "weather Paris" })).toBe("weather Paris");
+      expect(one("objective", { type: "string" }, seed, { sentence: "Fix the build" })).toBe("Fix the build");
+      expect(one("justification", { type: "string" }, seed)).toMatch(/^[A-Z][^.]+\.$/);
+      expect(one("due_date", { type: "string" }, seed)).toMatch(/^\d{4}-\d\d-\d\d$/);
+      expect(one("created_at", { type: "string" }, seed)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    }
+  });
+
+  it("rarely sets risky flags or picks risky enum values", () => {
+    const flags = SEEDS.filter((seed) => one("with_escalated_permissions", { type: "boolean" }, seed) === true).length;
+    expect(flags).toBeLessThan(40);
+    const escalated = SEEDS.filter((seed) => one("sandbox_permissions", { type: "string", enum: ["use_default", "require_escalated"] }, seed) === "require_escalated").length;
+    expect(escalated).toBeGreaterThan(0);
+    expect(escalated).toBeLessThan(40);
+  });
+
+  it("lets the caller choose optional properties' chance and fix top-level values", () => {
+    const schema = { type: "object", properties: { a: { type: "string" }, b: { type: "string", description: "Only set if a is set." }, c: { type: "integer" } }, required: ["a"] };
+    for (const seed of SEEDS.slice(0, 50)) {
+      const v = sampleJsonSchema(schema, rng(seed), { optionalChance: (key) => (key === "b" ? 0 : 1), overrides: { a: "fixed" } }) as S;
+      expect(v).toEqual({ a: "fixed", c: v.c });
+      expect(Number.isInteger(v.c)).toBe(true);
+      const w = sampleJsonSchema(schema, rng(seed), { optionalChance: () => 0, overrides: { c: 7 } }) as S;
+      expect(Object.keys(w)).toEqual(["a", "c"]);
+      expect(w.c).toBe(7);
+    }
   });
 });
