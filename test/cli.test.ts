@@ -333,6 +333,18 @@ describe("openresponses-mock play", () => {
     expect(stderr).toBe("openresponses-mock: unknown scenario 'nope'. Known scenarios: auto, cut, dice, hello, limited, tools.\n");
   });
 
+  it("--dialect openai prints OpenAI's stream: no [DONE], OpenAI's ids; an unknown dialect is refused, listing the known ones", async () => {
+    const { code, stdout } = await run(["play", "hello", "--no-library", "--scenarios", dir, "--dialect", "openai"]);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain("[DONE]");
+    const { events } = parseSseStrict(stdout, { requireDone: false });
+    expect(events.at(-1)!.type).toBe("response.completed");
+    expect((events[0].response as { id: string }).id).toMatch(/^resp_[0-9a-f]{50}$/);
+    const bad = await run(["play", "hello", "--no-library", "--scenarios", dir, "--dialect", "klingon"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown dialect 'klingon'; known dialects: open-responses, openai/);
+  });
+
   it("refuses a bad seed with the options' message", async () => {
     const { code, stderr } = await run(["play", "auto", "--no-library", "--seed", "-1"]);
     expect(code).toBe(1);
