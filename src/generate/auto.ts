@@ -138,8 +138,7 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
     }
   } else {
     const format = request.text?.format;
-    // json_object may not be in the request type yet: read it loosely.
-    const jsonObject = (format as { type?: string } | null | undefined)?.type === "json_object";
+    const jsonObject = format?.type === "json_object";
     const text =
       format?.type === "json_schema"
         ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText), places: properNames(userText), phrase: requestPhrase(userText) || undefined }))

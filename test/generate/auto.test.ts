@@ -74,8 +74,7 @@ describe("auto", () => {
 
   it("writes the answer as a JSON object for text.format json_object", () => {
     for (let seed = 0; seed < 20; seed++) {
-      const request = CreateResponseBody.parse({ model: "m", input: "Give me three facts about Lisbon." });
-      (request as { text?: unknown }).text = { format: { type: "json_object" } };
+      const request = CreateResponseBody.parse({ model: "m", input: "Give me three facts about Lisbon.", text: { format: { type: "json_object" } } });
       const events = emitEvents(planAuto({ request, items: inputItems(request.input), rng: createRng(`seed-${seed}`), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 }));
       const out = expectConformantStream(events as never).output as any[];
       expect(out.map((o) => o.type)).toEqual(["message"]);

@@ -8,7 +8,7 @@ import { planAuto } from "../../src/generate/auto.js";
 import { createRng } from "../../src/generate/rng.js";
 import { createIdSource } from "../../src/generate/ids.js";
 import { inputItems } from "../../src/scenario/conversation.js";
-import type { CreateResponseBody } from "../../src/spec/index.js";
+import { CreateResponseBody } from "../../src/spec/index.js";
 import fixture from "./fixtures/codex-tools.json" with { type: "json" };
 import { validate } from "./schema-check.js";
 
@@ -21,7 +21,7 @@ const OLDER = TOOLS.filter((t) => ["shell", "update_plan", "view_image", "apply_
 
 /** Codex's request: developer and environment messages first, the user's words last; tools as sent (not all are function tools). */
 function codexRequest(prompt: string, tools: Tool[]): CreateResponseBody {
-  return {
+  const body = {
     model: "gpt-5-codex",
     stream: true,
     store: false,
@@ -36,7 +36,9 @@ function codexRequest(prompt: string, tools: Tool[]): CreateResponseBody {
       { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] },
     ],
     tools,
-  } as unknown as CreateResponseBody;
+  };
+  // Codex's tools are OpenAI's, not all the spec's: the server's default (superset) schema must take them as sent.
+  return CreateResponseBody.parse(body);
 }
 
 function calls(prompt: string, tools: Tool[], seed: string) {
