@@ -142,14 +142,19 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.admin) addAdminRoutes(router, deps, guard);
 
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () =>
-        new ApiError({ status: 405, type: "invalid_request", code: "method_not_allowed", message: "Method not allowed on this path. POST /v1/responses creates a response; see the README for the other routes." }),
-      notImplemented: () => new ApiError({ status: 501, type: "invalid_request", code: "not_implemented", message: "This HTTP method is not supported." }),
-    }),
-  );
+  // No route took the request: a known path with another method is a 405 that lists the allowed ones; anything else is left to the 404.
+  app.use((ctx) => {
+    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
+    if (allowed.size === 0) return;
+    const allow = [...allowed].join(", ");
+    throw new ApiError({
+      status: 405,
+      type: "invalid_request",
+      code: "method_not_allowed",
+      message: `Method ${ctx.method.slice(0, 20)} is not allowed on ${ctx.path.slice(0, 80)}; this path takes ${allow}. See the README for the routes.`,
+      headers: { allow },
+    });
+  });
   return app;
 }
 

@@ -12,9 +12,13 @@ import type { Plan } from "../generate/plan.js";
 import type { StreamEvent } from "../spec/index.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
 
-/** The headers of an SSE answer in a dialect. */
+/**
+ * The headers of an SSE answer in a dialect. No `connection` header: Node
+ * sends `keep-alive`, or `close` (and ends the socket after the stream) when
+ * the request asked for it.
+ */
 export function sseHeaders(dialect: Dialect): Record<string, string> {
-  return { "content-type": dialect.sse.contentType, "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" };
+  return { "content-type": dialect.sse.contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 }
 
 /** One SSE message for an event, in a dialect (the spec's by default). The event name may not hold a line break. */

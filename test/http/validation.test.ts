@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectErrorBody } from "../support/conformance.js";
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { postResponses, useServer } from "../support/server.js";
 
 const server = useServer({ bodyLimit: 64 * 1024 });
@@ -96,10 +98,35 @@ describe("bad requests get a spec error object", () => {
     expect(body.error.type).toBe("not_found");
   });
 
-  it("a wrong method on /v1/responses is a 405 error", async () => {
-    const res = await fetch(`${server().baseURL}/responses`, { method: "PUT" });
-    expect(res.status).toBe(405);
-    expectErrorBody(await res.json());
+  it("a wrong method on a known path is a 405 error with Allow, any method (PROPFIND too)", async () => {
+    for (const [method, path, allow] of [
+      ["PUT", "/v1/responses", "POST"],
+      ["PROPFIND", "/v1/responses", "POST"],
+      ["PATCH", "/v1/responses/resp_x", "HEAD, GET, DELETE"],
+      ["GET", "/v1/responses/resp_x/cancel", "POST"],
+    ] as const) {
+      const res = await rawRequest(method, path);
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      const body = JSON.parse(res.text);
+      expectErrorBody(body);
+      expect(body.error).toMatchObject({ type: "invalid_request", code: "method_not_allowed" });
+      expect(body.error.message).toContain(allow);
+    }
+    // An unknown path is a 404 whatever the method.
+    expect((await rawRequest("PROPFIND", "/v1/nothing-here")).status).toBe(404);
+  });
+
+  it("honours connection: close on a stream (the server ends the socket after it), and keeps alive otherwise", async () => {
+    const closing = await rawSocket("close");
+    expect(closing.head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(closing.head).toMatch(/\r\nconnection: close\r\n/i);
+    expect(closing.serverEnded).toBe(true);
+    expect(closing.text).toContain("data: [DONE]");
+    const open = await rawSocket("keep-alive");
+    expect(open.head).toMatch(/\r\nconnection: keep-alive\r\n/i);
+    expect(open.text).toContain("data: [DONE]");
+    expect(open.serverEnded).toBe(false);
   });
 
   it("extra unknown fields are accepted, as the spec allows", async () => {
@@ -140,3 +167,52 @@ describe("--api-key", () => {
     expect(res.status).toBe(200);
   });
 });
+
+/**
+ * One request on its own socket (no agent): status, headers, body, and
+ * whether the server closed the socket within 200 ms of the answer's end.
+ */
+function rawRequest(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; socketClosed: boolean }>((resolve, reject) => {
+    let closed = false;
+    const req = httpRequest(new URL(path, server().url), { method, headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => {
+        setTimeout(() => {
+          req.destroy();
+          resolve({ status: res.statusCode!, headers: res.headers, text, socketClosed: closed });
+        }, 200);
+      });
+    });
+    req.on("socket", (socket) => socket.once("close", () => (closed = true)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** A streamed POST written by hand on a raw socket with this Connection header: what came back, and whether the server ended the socket within 300 ms of [DONE]. */
+function rawSocket(connection: string) {
+  return new Promise<{ head: string; text: string; serverEnded: boolean }>((resolve, reject) => {
+    const url = new URL(server().url);
+    const body = JSON.stringify({ model: "m", input: "bye", stream: true });
+    const socket = connect(Number(url.port), url.hostname);
+    let text = "";
+    let serverEnded = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      socket.destroy();
+      const at = text.indexOf("\r\n\r\n");
+      resolve({ head: text.slice(0, at + 2), text: text.slice(at + 4), serverEnded });
+    };
+    socket.setEncoding("utf8");
+    socket.on("data", (d) => {
+      text += d;
+      if (text.includes("data: [DONE]") && !timer) timer = setTimeout(finish, 300);
+    });
+    socket.on("end", () => (serverEnded = true));
+    socket.on("error", reject);
+    socket.write(`POST /v1/responses HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: ${connection}\r\n\r\n${body}`);
+  });
+}
