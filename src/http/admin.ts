@@ -2,8 +2,9 @@
  * Admin routes under `/__mock/`, off the spec's paths, for clients in any
  * language: the journal (paged, streamed), and the per-session controls
  * (`use`, `enqueue`, `reset`). A route's session is `?session=ID` or the
- * `x-mock-session` header; without one, the journal routes act on every
- * request of every session, and the controls on requests without a session.
+ * `x-mock-session` header. Without one, the journal routes and the reset act
+ * on every session (like `mock.requests` and `mock.reset()`), and `use` and
+ * `enqueue` on requests sent without a session.
  */
 import { Readable } from "node:stream";
 import type { Router } from "@koa/router";
