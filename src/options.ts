@@ -5,8 +5,12 @@
 import { z } from "zod";
 import { DIALECT_NAMES } from "./dialect/index.js";
 import type { Clock } from "./timing/clock.js";
+import { DEFAULT_JOURNAL_BYTES } from "./journal/journal.js";
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+/** The message for a bad byte count, with what was given. */
+const bytesError = (issue: { input?: unknown }) => `must be a whole number of bytes, 0 or more (0 keeps no bodies); got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
 
 export const ServerOptions = z.object({
   /** TCP port; 0 picks a free one. */
@@ -26,6 +30,17 @@ export const ServerOptions = z.object({
     .refine((name) => DIALECT_NAMES.includes(name), { error: (issue) => `unknown dialect '${String(issue.input)}'; known dialects: ${DIALECT_NAMES.join(", ")}` }),
   /** How many requests the journal keeps (the oldest are dropped). */
   journalLimit: z.number().int().min(0).max(10_000_000).default(1000),
+  /**
+   * How many bytes the journal's entries may hold, estimated (the oldest are
+   * dropped). A body over 1/16 of it is kept truncated. 0 keeps no bodies
+   * (only their length and hash), and then only `journalLimit` bounds it.
+   */
+  journalBytes: z
+    .number({ error: bytesError })
+    .int({ error: bytesError })
+    .min(0, { error: bytesError })
+    .max(Number.MAX_SAFE_INTEGER, { error: bytesError })
+    .default(DEFAULT_JOURNAL_BYTES),
   /** Serve the `/__mock/` admin routes (journal and per-session controls). */
   admin: z.boolean().default(true),
   /** Largest accepted request body, in bytes. */
@@ -74,11 +89,15 @@ export type ServerOptionsInput = z.input<typeof ServerOptions>;
 /** Options after defaults. */
 export type ResolvedServerOptions = z.output<typeof ServerOptions>;
 
-/** Validates options, with a message that names each bad option. */
-export function resolveOptions(input: ServerOptionsInput = {}): ResolvedServerOptions {
+/**
+ * Validates options, with a message that names each bad option — as `names`
+ * spells it when given (the CLI passes its flags, e.g. `journalBytes` → `--journal-bytes`).
+ */
+export function resolveOptions(input: ServerOptionsInput = {}, names: Partial<Record<keyof ServerOptionsInput, string>> = {}): ResolvedServerOptions {
   const result = ServerOptions.safeParse(input);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(options)"}: ${i.message}`);
+    const name = (path: PropertyKey[]) => (path.length === 1 ? names[path[0] as keyof ServerOptionsInput] : undefined) ?? (path.join(".") || "(options)");
+    const lines = result.error.issues.map((i) => `  ${name(i.path)}: ${i.message}`);
     throw new TypeError(`Invalid openresponses-mock options:\n${lines.join("\n")}`);
   }
   return result.data;

@@ -42,7 +42,9 @@ export interface MockControls {
   /**
    * The request journal, oldest first: method, path, headers (authorization
    * masked), raw and parsed body, the scenario chosen and why, the response
-   * id, the status, whether it streamed. A fresh array on every read.
+   * id, the status, whether it streamed. A fresh array on every read. Bounded
+   * by `journalLimit` and `journalBytes`; a big body is kept truncated
+   * (`truncated`, `bodyBytes`, `bodySha256`).
    */
   readonly requests: JournalEntry[];
   /**
@@ -69,7 +71,11 @@ export interface MockSession extends MockControls {
   readonly headers: { "x-mock-session": string };
 }
 
-/** A running mock server. Its controls act on requests without a session; `requests` lists every request. */
+/**
+ * A running mock server. Its controls act on requests without a session;
+ * `requests` lists every request of every session, and `reset()` forgets
+ * every session's requests and controls.
+ */
 export interface MockServer extends MockControls {
   /** Origin of the server, e.g. `http://127.0.0.1:4010`. */
   readonly url: string;
@@ -95,7 +101,7 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     registry,
     store,
     runs: new Runs(store, clock),
-    journal: new Journal(options.journalLimit),
+    journal: new Journal(options.journalLimit, options.journalBytes),
     controls: new SessionControls(),
     admin: options.admin,
     seed: options.seed,

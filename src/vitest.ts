@@ -8,19 +8,24 @@
  * it("…", async () => { const client = new OpenAI({ baseURL: mock.baseURL, apiKey: "x" }); … });
  * ```
  */
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startMockServer, type MockServer, type MockSession } from "./server.js";
 import type { ServerOptionsInput } from "./options.js";
 
 export interface UseMockServerOptions extends ServerOptionsInput {
-  /** Forget the journal and the use()/enqueue() controls after each test (default true). */
+  /**
+   * Forget the journal and the use()/enqueue() controls after each test
+   * (default true) — once no other test of the file is running, so that
+   * concurrent tests do not wipe each other's requests.
+   */
   resetAfterEach?: boolean;
 }
 
 /**
  * Starts a mock server in `beforeAll` (on a free port unless `port` is given),
  * closes it in `afterAll`, and resets its journal and controls after each
- * test. Returns the handle; its members work inside tests and hooks.
+ * test (after the last of tests running concurrently). Returns the handle;
+ * its members work inside tests and hooks.
  */
 export function useMockServer(options: UseMockServerOptions = {}): MockServer {
   const { resetAfterEach = true, ...serverOptions } = options;
@@ -32,8 +37,15 @@ export function useMockServer(options: UseMockServerOptions = {}): MockServer {
   beforeAll(async () => {
     current = await startMockServer({ port: 0, ...serverOptions });
   });
+  // The reset forgets every session's requests and controls: with concurrent tests it waits
+  // until the last running one has ended (resetting after each would wipe the others' state).
+  let running = 0;
+  beforeEach(() => {
+    running++;
+  });
   afterEach(() => {
-    if (resetAfterEach) current?.reset();
+    running = Math.max(0, running - 1);
+    if (resetAfterEach && running === 0) current?.reset();
   });
   afterAll(async () => {
     await current?.close();

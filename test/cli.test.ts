@@ -396,6 +396,24 @@ describe("serve timing options", () => {
     await once(child, "exit");
   });
 
+  it("--journal-bytes bounds the journal: a body over 1/16 of it is kept truncated", async () => {
+    const { child, line } = await start(["serve", "--port", "0", "--journal-bytes", "65536"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const body = JSON.stringify({ model: "m", input: "z".repeat(10_000) });
+    expect((await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body })).status).toBe(200);
+    const list = (await (await fetch(new URL("/__mock/requests", baseURL))).json()) as { data: { truncated: boolean; bodyBytes: number; body: unknown }[] };
+    expect(list.data).toEqual([expect.objectContaining({ truncated: true, bodyBytes: body.length, body: null })]);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it.each([["-5"], ["1.5"], ["64MiB"]])("refuses --journal-bytes %s, naming the flag", async (value) => {
+    const { code, stdout, stderr } = await run(["serve", "--port", "0", "--journal-bytes", value]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/--journal-bytes: must be a whole number of bytes, 0 or more \(0 keeps no bodies\); got /);
+  });
+
   it("refuses a negative --chunk-ms", async () => {
     const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--chunk-ms", "-1"], { stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
@@ -403,7 +421,7 @@ describe("serve timing options", () => {
     child.stderr!.on("data", (d) => (err += d));
     const [code] = await once(child, "exit");
     expect(code).toBe(1);
-    expect(err).toMatch(/chunkMs/);
+    expect(err).toMatch(/--chunk-ms: /);
   });
 });
 

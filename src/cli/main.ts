@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DIALECT_NAMES, DIALECTS, renderError } from "../dialect/index.js";
-import { resolveOptions } from "../options.js";
+import { resolveOptions, type ServerOptionsInput } from "../options.js";
 import { loadRegistry, startMockServer, type MockServer } from "../server.js";
 import { loadScenarios } from "../scenario/load.js";
 import { ScenarioError, formatIssue } from "../scenario/parse.js";
@@ -89,15 +89,42 @@ interface ServeArgs extends ScenarioArgs {
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
   "store-limit"?: number;
+  "journal-bytes"?: string;
   dialect?: string;
   admin: boolean;
   strict: boolean;
 }
 
+/** A flag's text as a number when it is one, else as typed (so that the error quotes it, not NaN). */
+function numberOrText(text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  return text.trim() !== "" && Number.isFinite(n) ? n : text;
+}
+
+/** The serve flags by option name, so that a bad value is reported as the flag it was typed as. */
+const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
+  port: "--port",
+  host: "--host",
+  seed: "--seed",
+  apiKey: "--api-key",
+  bodyLimit: "--body-limit",
+  latencyMs: "--latency-ms",
+  chunkMs: "--chunk-ms",
+  jitterMs: "--jitter-ms",
+  tokensPerSecond: "--tokens-per-second",
+  heartbeatMs: "--heartbeat-ms",
+  storeLimit: "--store-limit",
+  journalBytes: "--journal-bytes",
+  dialect: "--dialect",
+  scenarios: "--scenarios",
+  scenario: "--scenario",
+};
+
 async function serve(argv: ServeArgs): Promise<void> {
   let mock: MockServer;
   try {
-    mock = await startMockServer({
+    const options: ServerOptionsInput = {
       port: argv.port,
       host: argv.host,
       seed: argv.seed,
@@ -109,13 +136,17 @@ async function serve(argv: ServeArgs): Promise<void> {
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
+      // A text the schema refuses, quoting it.
+      journalBytes: numberOrText(argv["journal-bytes"]) as number | undefined,
       dialect: argv.dialect,
       admin: argv.admin,
       strict: argv.strict,
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
-    });
+    };
+    resolveOptions(options, SERVE_FLAGS);
+    mock = await startMockServer(options);
   } catch (err) {
     fail(err);
     return;
@@ -224,6 +255,7 @@ await yargs(hideBin(process.argv))
           .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
           .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
           .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+          .option("journal-bytes", { type: "string", describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
           .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),

@@ -1,21 +1,70 @@
 /**
  * Admin routes under `/__mock/`, off the spec's paths, for clients in any
- * language: the journal, and the per-session controls (`use`, `enqueue`,
- * `reset`). Scoped by the `x-mock-session` header like everything else.
+ * language: the journal (paged, streamed), and the per-session controls
+ * (`use`, `enqueue`, `reset`). A route's session is `?session=ID` or the
+ * `x-mock-session` header. Without one, the journal routes and the reset act
+ * on every session (like `mock.requests` and `mock.reset()`), and `use` and
+ * `enqueue` on requests sent without a session.
  */
+import { Readable } from "node:stream";
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
+import { entryJson, pageJson } from "../journal/serialize.js";
 import { ScenarioError } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
-import { sessionOfContext } from "./session.js";
+import { sessionOf, sessionOfContext } from "./session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
   ctx.status = status;
   ctx.body = JSON.stringify(body);
   ctx.type = "application/json";
 };
+
+/** The most entries one page of the journal holds, and how many it holds unless told. */
+export const MAX_PAGE = 1000;
+export const DEFAULT_PAGE = 100;
+
+const badQuery = (param: string, message: string) => new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param, message });
+
+/** A query parameter given at most once, or undefined. */
+function single(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw badQuery(name, `Give '${name}' at most once.`);
+  return value;
+}
+
+/** A non-negative integer query parameter, or undefined. */
+function count(ctx: Context, name: string, what: string): number | undefined {
+  const value = single(ctx, name);
+  if (value === undefined) return undefined;
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw badQuery(name, `'${name}' must be ${what}, got '${value}'.`);
+  return n;
+}
+
+/**
+ * The session an admin route acts on: `?session=ID`, else the `x-mock-session`
+ * header, else null (none given).
+ */
+export function adminSession(ctx: Context): string | null {
+  const query = single(ctx, "session");
+  if (query === undefined) return sessionOfContext(ctx);
+  if (query === "") throw badQuery("session", "'session' must be 1-200 visible ASCII characters (no spaces), got an empty value.");
+  try {
+    return sessionOf(query);
+  } catch {
+    throw badQuery("session", "'session' must be 1-200 visible ASCII characters (no spaces).");
+  }
+}
+
+/** Answers with JSON written piece by piece (Koa streams it with backpressure): never one giant string. */
+function streamJson(ctx: Context, pieces: Iterable<string>): void {
+  ctx.status = 200;
+  ctx.type = "application/json";
+  ctx.body = Readable.from(pieces, { objectMode: false });
+}
 
 /** A scenario problem as a 400 that lists every issue. */
 function badScenario(err: unknown): never {
@@ -34,13 +83,34 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     delete: (path: string, handler: Middleware) => app.delete(`/__mock${path}`, guard, handler),
   };
 
+  // GET /__mock/requests?limit&after&order&session: one page of the journal, streamed.
   router.get("/requests", (ctx) => {
-    const session = ctx.query.session !== undefined ? String(ctx.query.session) : sessionOfContext(ctx) ?? undefined;
-    json(ctx, { object: "list", data: deps.journal.list(session) });
+    const session = adminSession(ctx) ?? undefined;
+    const limit = count(ctx, "limit", `an integer from 1 to ${MAX_PAGE}`) ?? DEFAULT_PAGE;
+    if (limit < 1 || limit > MAX_PAGE) throw badQuery("limit", `'limit' must be an integer from 1 to ${MAX_PAGE}, got '${limit}'.`);
+    const after = count(ctx, "after", "the seq of a journal entry (an integer, 0 or more)");
+    const order = single(ctx, "order") ?? "asc";
+    if (order !== "asc" && order !== "desc") throw badQuery("order", `'order' must be 'asc' (oldest first) or 'desc' (newest first), got '${order}'.`);
+    const page = deps.journal.page({ session, after, limit, order });
+    streamJson(ctx, pageJson(page.data, page.hasMore));
   });
 
+  // GET /__mock/requests/{seq}: one entry, whole.
+  router.get("/requests/:seq", (ctx) => {
+    const raw = ctx.params.seq as string;
+    const seq = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(seq)) throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
+    const session = adminSession(ctx);
+    const entry = deps.journal.get(seq);
+    if (!entry || (session !== null && entry.session !== session)) {
+      throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "seq", message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).` });
+    }
+    streamJson(ctx, entryJson(entry));
+  });
+
+  // DELETE /__mock/requests: the session's entries, or every entry.
   router.delete("/requests", (ctx) => {
-    deps.journal.clear(sessionOfContext(ctx) ?? undefined);
+    deps.journal.clear(adminSession(ctx) ?? undefined);
     ctx.status = 204;
   });
 
@@ -49,7 +119,7 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     const { json: body } = await readJsonBody(ctx.req, deps.bodyLimit);
     const b = (body ?? {}) as { scenario?: unknown; times?: unknown };
     try {
-      const scenario = deps.controls.use(sessionOfContext(ctx), b.scenario as never, b.times as number | undefined, "POST /__mock/scenarios: scenario");
+      const scenario = deps.controls.use(adminSession(ctx), b.scenario as never, b.times as number | undefined, "POST /__mock/scenarios: scenario");
       json(ctx, { name: scenario.name, times: b.times ?? null }, 201);
     } catch (err) {
       badScenario(err);
@@ -64,15 +134,15 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "turns", message: "Send {\"turns\": [turn, …]} with at least one turn (the scenario file's turn format)." });
     }
     try {
-      json(ctx, { pending: deps.controls.enqueue(sessionOfContext(ctx), turns, "POST /__mock/queue: turns") }, 201);
+      json(ctx, { pending: deps.controls.enqueue(adminSession(ctx), turns, "POST /__mock/queue: turns") }, 201);
     } catch (err) {
       badScenario(err);
     }
   });
 
-  // POST /__mock/reset: forget the session's journal entries and controls.
+  // POST /__mock/reset: forget the session's journal entries and controls, or everything (like mock.reset()).
   router.post("/reset", (ctx) => {
-    const session = sessionOfContext(ctx);
+    const session = adminSession(ctx) ?? undefined;
     deps.journal.clear(session);
     deps.controls.reset(session);
     ctx.status = 204;

@@ -19,7 +19,7 @@ function tooLarge(limit: number): ApiError {
 }
 
 /** Reads and parses the body of a JSON request. */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown }> {
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown; bytes: number }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !type.endsWith("+json")) {
     req.resume();
@@ -70,8 +70,8 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw
   });
 }
 
-/** The text and JSON of a whole body: valid UTF-8, not empty, JSON, not nested too deeply. */
-function parseJsonBody(buffer: Buffer): { raw: string; json: unknown } {
+/** The text, JSON and length in bytes of a whole body: valid UTF-8, not empty, JSON, not nested too deeply. */
+function parseJsonBody(buffer: Buffer): { raw: string; json: unknown; bytes: number } {
   let raw: string;
   try {
     raw = decoder.decode(buffer);
@@ -95,5 +95,5 @@ function parseJsonBody(buffer: Buffer): { raw: string; json: unknown } {
   if (nestsDeeperThan(json)) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "nested_too_deeply", message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.` });
   }
-  return { raw, json };
+  return { raw, json, bytes: buffer.length };
 }

@@ -45,13 +45,10 @@ export function disconnectSignal(res: ServerResponse): AbortLike {
   return signal;
 }
 
-/** Reads the request body (into the journal too) and checks it is a JSON object. */
-export async function readObjectBody(req: IncomingMessage, limit: number, entry: JournalEntry | undefined): Promise<{ raw: string; json: Record<string, unknown> }> {
-  const { raw, json } = await readJsonBody(req, limit);
-  if (entry) {
-    entry.rawBody = raw;
-    entry.body = json;
-  }
+/** Reads the request body (into the journal entry too, truncated when it is big) and checks it is a JSON object. */
+export async function readObjectBody(req: IncomingMessage, deps: Pick<AppDeps, "bodyLimit" | "journal">, entry: JournalEntry | undefined): Promise<{ raw: string; json: Record<string, unknown> }> {
+  const { raw, json, bytes } = await readJsonBody(req, deps.bodyLimit);
+  if (entry) deps.journal.setBody(entry, raw, json, bytes);
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
   }
@@ -99,7 +96,7 @@ const storedInput = (request: CreateResponseBody, answer: Answer): ItemParam[] =
  */
 export async function handleCreateResponse(req: IncomingMessage, res: ServerResponse, deps: AppDeps, entry: JournalEntry | undefined): Promise<void> {
   const started = deps.clock.now();
-  const { json } = await readObjectBody(req, deps.bodyLimit, entry);
+  const { json } = await readObjectBody(req, deps, entry);
   const headers = fromHeaders(req.headers);
   // The headers are checked before the body: x-mock-strict says how to read it.
   const controls = readControls(headers);

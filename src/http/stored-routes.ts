@@ -167,14 +167,14 @@ export function storedRoutes(deps: AppDeps) {
 
     async inputTokens(ctx: Context) {
       const policy = strictOf(ctx, deps);
-      const request = parseWithPolicy(InputTokensBody, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json, policy);
+      const request = parseWithPolicy(InputTokensBody, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
     async compact(ctx: Context) {
       const policy = strictOf(ctx, deps);
-      const body = parseWithPolicy(CompactBodies, (await readObjectBody(ctx.req, deps.bodyLimit, journalEntry(ctx))).json, policy);
+      const body = parseWithPolicy(CompactBodies, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
       const seed = requestSeed(deps.seed, body);
       const session = sessionOfContext(ctx);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);

@@ -252,18 +252,21 @@ class Connection {
     // Each turn is a request in the journal (method "WS"), like an HTTP create.
     const entry = deps.journal.open({ at: deps.wallClock.now(), session: settings.session, method: "WS", path: "/v1/responses", query: {}, headers: settings.raw as Record<string, string | string[]> });
     entry.streamed = true;
+    const raw = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
+    let parsed: unknown = null;
     try {
-      entry.rawBody = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
-      entry.body = JSON.parse(entry.rawBody);
+      parsed = JSON.parse(raw);
     } catch {
       // Not JSON: the journal keeps the raw text; the turn answers the error below.
     }
+    // Kept like an HTTP body: truncated when it is big.
+    deps.journal.setBody(entry, raw, parsed, Buffer.byteLength(raw));
     let request: CreateResponseBody;
     try {
       request = parseCreateMessage(data, isBinary, { strict: settings.strict });
     } catch (err) {
       // A continuation rejected as invalid is a failed continuation too: it evicts its base.
-      const base = (entry.body as { previous_response_id?: unknown } | null)?.previous_response_id;
+      const base = (parsed as { previous_response_id?: unknown } | null)?.previous_response_id;
       if (typeof base === "string") this.cache.delete(base);
       entry.status = err instanceof ApiError ? err.status : 500;
       return this.sendError(err);

@@ -1,2 +1,3 @@
 /** The request journal (what tests assert on). */
 export * from "./journal.js";
+export * from "./serialize.js";

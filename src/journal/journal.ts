@@ -1,10 +1,27 @@
 /**
- * The request journal: every request the server received, in order, capped —
- * what a test asserts on ("did my client send this?"). Entries carry the raw
- * and parsed body, the headers (authorization masked), the scenario chosen
- * and why, the response id, the status, whether it streamed, and the session.
+ * The request journal: every request the server received, in order — what a
+ * test asserts on ("did my client send this?"). Entries carry the raw and
+ * parsed body, the headers (authorization masked), the scenario chosen and
+ * why, the response id, the status, whether it streamed, and the session.
+ *
+ * It is bounded twice: by entries (`limit`) and by an estimate of the bytes
+ * they hold (`byteLimit`); the oldest entries go first when either is passed.
+ * A body too big to keep whole is kept truncated: the first bytes of its text,
+ * no parsed body, its full length and its SHA-256.
  */
+import { createHash } from "node:crypto";
 import type { SelectionReason } from "../scenario/registry.js";
+
+/** The default byte budget of the journal (64 MiB). */
+export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
+/** The most of a truncated body's text an entry keeps (64 KiB, less with a small budget). */
+export const TRUNCATED_BODY_BYTES = 64 * 1024;
+/** A body is kept whole up to this share of the byte budget (1/16: at least 8 whole entries fit). */
+const WHOLE_BODY_SHARE = 16;
+/** …and never above this, whatever the budget, so that one entry always serialises. */
+const MAX_WHOLE_BODY_BYTES = 64 * 1024 * 1024;
+/** What an entry costs besides its body and headers (its fields, the objects), roughly. */
+const ENTRY_OVERHEAD_BYTES = 256;
 
 export interface JournalEntry {
   /** Position in the journal since the server started (0, 1, …). */
@@ -20,10 +37,19 @@ export interface JournalEntry {
   readonly query: Record<string, string | string[]>;
   /** Request headers, lower-cased; `authorization` is masked. */
   readonly headers: Record<string, string | string[]>;
-  /** The body as received (UTF-8 text), or null when there was none or it could not be read. */
+  /**
+   * The body as received (UTF-8 text), or null when there was none or it could
+   * not be read. When `truncated`, only its first bytes (null with `journalBytes: 0`).
+   */
   rawBody: string | null;
-  /** The body parsed as JSON, or null. */
+  /** The body parsed as JSON, or null (always null when `truncated`). */
   body: unknown;
+  /** The body's full length in bytes, or null when none was read. */
+  bodyBytes: number | null;
+  /** True when the body was too big to keep whole: `rawBody` is a prefix and `body` is null. */
+  truncated: boolean;
+  /** SHA-256 (hex) of the whole body, for a truncated one; null otherwise. */
+  bodySha256: string | null;
   /** The scenario that answered, and why it was chosen (header, queue, use, model, match, default). */
   scenario: string | null;
   reason: SelectionReason | null;
@@ -35,6 +61,23 @@ export interface JournalEntry {
   streamed: boolean;
 }
 
+/** One page of the journal: `has_more` says whether entries follow it in its order. */
+export interface JournalPage {
+  data: JournalEntry[];
+  hasMore: boolean;
+}
+
+export interface PageQuery {
+  /** Only this session's entries (undefined: every entry). */
+  session?: string;
+  /** A seq: the page starts after it, in the page's order. */
+  after?: number;
+  /** At most this many entries. */
+  limit: number;
+  /** `asc`: oldest first (default); `desc`: newest first. */
+  order?: "asc" | "desc";
+}
+
 /** Masks a credential, keeping its scheme and last four characters. */
 export function maskAuthorization(value: string): string {
   const m = /^(\S+\s+)?(.*)$/.exec(value.trim())!;
@@ -42,13 +85,87 @@ export function maskAuthorization(value: string): string {
   return `${m[1] ?? ""}${secret.length > 8 ? `***${secret.slice(-4)}` : "***"}`;
 }
 
+/** The UTF-8 length of a string, counted without encoding it. */
+export function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: 2 code units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The longest prefix of `text` that fits in `max` UTF-8 bytes, whole characters only, as a
+ * fresh string: a `slice` would keep the whole body alive (V8 shares the parent's memory).
+ */
+export function utf8Prefix(text: string, max: number): string {
+  if (max <= 0 || text.length === 0) return "";
+  let head = text.length > max ? text.slice(0, max) : text;
+  // Never end on half of a surrogate pair.
+  const last = head.charCodeAt(head.length - 1);
+  if (last >= 0xd800 && last < 0xdc00) head = head.slice(0, -1);
+  const bytes = new Uint8Array(Math.min(max, head.length * 3));
+  const { written } = encoder.encodeInto(head, bytes);
+  return decoder.decode(bytes.subarray(0, written));
+}
+
+/** What the headers and query of an entry cost, roughly (their characters). */
+function fieldsCost(fields: Record<string, string | string[]>): number {
+  let n = 0;
+  for (const key in fields) {
+    const v = fields[key];
+    n += key.length + (typeof v === "string" ? v.length : v.reduce((s, x) => s + x.length + 8, 0)) + 16;
+  }
+  return n;
+}
+
+/** An entry and what it costs; `live` until it leaves the journal. */
+interface Slot {
+  readonly entry: JournalEntry;
+  cost: number;
+  live: boolean;
+}
+
 export class Journal {
-  /** A ring of the newest `limit` entries: `ring[(head + i) % limit]` is the i-th oldest. */
-  private ring: JournalEntry[] = [];
-  private head = 0;
+  /** Slots oldest first from `start` (the ones before it are gone); seqs increase along it. */
+  private slots: (Slot | undefined)[] = [];
+  private start = 0;
+  private readonly slotOf = new WeakMap<JournalEntry, Slot>();
+  private total = 0;
   private next = 0;
 
-  constructor(readonly limit = 1000) {}
+  /**
+   * @param limit most entries kept (0 keeps none)
+   * @param byteLimit most bytes the entries may hold, estimated (0: keep no bodies, bound by `limit` alone)
+   */
+  constructor(
+    readonly limit = 1000,
+    readonly byteLimit = DEFAULT_JOURNAL_BYTES,
+  ) {}
+
+  /** Entries held. */
+  get size(): number {
+    return this.slots.length - this.start;
+  }
+
+  /** The bytes the entries hold, as the journal estimates them (at most `byteLimit`, bar the newest entry). */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** The largest body kept whole; bigger ones are kept truncated. */
+  get wholeBodyLimit(): number {
+    return Math.min(Math.floor(this.byteLimit / WHOLE_BODY_SHARE), MAX_WHOLE_BODY_BYTES);
+  }
 
   /** Starts an entry for a request; it is in the journal at once and filled in as the request goes. */
   open(init: Pick<JournalEntry, "at" | "session" | "method" | "path" | "query" | "headers">): JournalEntry {
@@ -65,6 +182,9 @@ export class Journal {
       headers,
       rawBody: null,
       body: null,
+      bodyBytes: null,
+      truncated: false,
+      bodySha256: null,
       scenario: null,
       reason: null,
       responseId: null,
@@ -72,29 +192,127 @@ export class Journal {
       streamed: false,
     };
     if (this.limit === 0) return entry;
-    if (this.ring.length < this.limit) this.ring.push(entry);
-    else {
-      // Full: the oldest entry's slot takes the new one (O(1) per request).
-      this.ring[this.head] = entry;
-      this.head = (this.head + 1) % this.limit;
-    }
+    const slot: Slot = { entry, cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length, live: true };
+    this.slots.push(slot);
+    this.slotOf.set(entry, slot);
+    this.total += slot.cost;
+    this.evict();
     return entry;
   }
 
-  /** Entries oldest first. */
-  private ordered(): JournalEntry[] {
-    return this.head === 0 ? this.ring.slice() : [...this.ring.slice(this.head), ...this.ring.slice(0, this.head)];
+  /**
+   * Records a request's body on its entry: whole when it fits (`wholeBodyLimit`),
+   * otherwise truncated. `bytes` is its UTF-8 length when the caller knows it.
+   * Both the HTTP routes and WebSocket turns go through here.
+   */
+  setBody(entry: JournalEntry, raw: string, parsed: unknown, bytes = utf8Length(raw)): void {
+    const slot = this.slotOf.get(entry);
+    // An entry no longer held (dropped, cleared, or a journal of 0 entries) keeps no body: nobody can read it.
+    if (!slot?.live) {
+      entry.bodyBytes = bytes;
+      return;
+    }
+    const before = this.bodyCost(entry);
+    entry.bodyBytes = bytes;
+    if (this.byteLimit > 0 && bytes <= this.wholeBodyLimit) {
+      entry.rawBody = raw;
+      entry.body = parsed;
+      entry.truncated = false;
+      entry.bodySha256 = null;
+    } else {
+      const prefix = utf8Prefix(raw, Math.min(TRUNCATED_BODY_BYTES, this.wholeBodyLimit));
+      entry.rawBody = prefix === "" ? null : prefix;
+      entry.body = null;
+      entry.truncated = true;
+      entry.bodySha256 = createHash("sha256").update(raw, "utf8").digest("hex");
+    }
+    const delta = this.bodyCost(entry) - before;
+    slot.cost += delta;
+    this.total += delta;
+    this.evict();
   }
 
-  /** Entries in order; only those of one session when `session` is given (null = requests without one). */
+  /** What an entry's body costs: the text kept, and the parsed value (estimated as long as the text). */
+  private bodyCost(entry: JournalEntry): number {
+    if (entry.rawBody === null) return 0;
+    return entry.truncated ? entry.rawBody.length : 2 * (entry.bodyBytes ?? entry.rawBody.length);
+  }
+
+  /** Drops the oldest entries while there are more than `limit`, or more bytes than `byteLimit` (the newest stays). */
+  private evict(): void {
+    while (this.size > this.limit || (this.byteLimit > 0 && this.total > this.byteLimit && this.size > 1)) {
+      const slot = this.slots[this.start]!;
+      slot.live = false;
+      this.total -= slot.cost;
+      this.slots[this.start++] = undefined;
+    }
+    // Compact now and then: amortised O(1) per entry.
+    if (this.start > 1024 && this.start * 2 > this.slots.length) {
+      this.slots = this.slots.slice(this.start);
+      this.start = 0;
+    }
+  }
+
+  /** The live slots, oldest first (a fresh array). */
+  private live(): Slot[] {
+    return this.slots.slice(this.start) as Slot[];
+  }
+
+  /** The index in `slots` of the first entry whose seq is greater than `seq`. */
+  private firstAfter(seq: number): number {
+    let lo = this.start;
+    let hi = this.slots.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.slots[mid]!.entry.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Entries in order (a fresh array); only those of one session when `session` is given (null = requests without one). */
   list(session?: string | null): JournalEntry[] {
-    const all = this.ordered();
-    return session === undefined ? all : all.filter((e) => e.session === session);
+    const out: JournalEntry[] = [];
+    for (let i = this.start; i < this.slots.length; i++) {
+      const { entry } = this.slots[i]!;
+      if (session === undefined || entry.session === session) out.push(entry);
+    }
+    return out;
   }
 
-  /** Forgets entries (only one session's when `session` is given). */
+  /** The entry with this seq, if the journal still holds it. */
+  get(seq: number): JournalEntry | undefined {
+    const i = this.firstAfter(seq - 1);
+    const entry = this.slots[i]?.entry;
+    return i < this.slots.length && entry?.seq === seq ? entry : undefined;
+  }
+
+  /** One page: up to `limit` entries after the `after` seq, oldest first (`asc`) or newest first (`desc`). */
+  page(query: PageQuery): JournalPage {
+    const { session, after, limit, order = "asc" } = query;
+    const matches = (e: JournalEntry) => session === undefined || e.session === session;
+    const data: JournalEntry[] = [];
+    if (order === "asc") {
+      let i = after === undefined ? this.start : this.firstAfter(after);
+      for (; i < this.slots.length && data.length < limit; i++) if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
+      for (; i < this.slots.length; i++) if (matches(this.slots[i]!.entry)) return { data, hasMore: true };
+    } else {
+      let i = (after === undefined ? this.slots.length : this.firstAfter(after - 1)) - 1;
+      for (; i >= this.start && data.length < limit; i--) if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
+      for (; i >= this.start; i--) if (matches(this.slots[i]!.entry)) return { data, hasMore: true };
+    }
+    return { data, hasMore: false };
+  }
+
+  /** Forgets entries (only one session's when `session` is given; null = requests without one). */
   clear(session?: string | null): void {
-    this.ring = session === undefined ? [] : this.ordered().filter((e) => e.session !== session);
-    this.head = 0;
+    const kept: Slot[] = [];
+    for (const slot of this.live()) {
+      if (session !== undefined && slot.entry.session !== session) kept.push(slot);
+      else slot.live = false;
+    }
+    this.slots = kept;
+    this.start = 0;
+    this.total = kept.reduce((n, s) => n + s.cost, 0);
   }
 }

@@ -117,6 +117,45 @@ describe("sessions", () => {
     expect(b.requests).toHaveLength(2);
   });
 
+  it("the journal routes without a session act on every session; ?session=ID or the header scopes them (reads and clears alike)", async () => {
+    server().reset();
+    const list = async (query = "", headers: Record<string, string> = {}) =>
+      ((await (await fetch(`${server().url}/__mock/requests${query}`, { headers: { ...auth, ...headers } })).json()) as { data: { session: string | null }[] }).data.map((e) => e.session);
+    const send = (session?: string) => postResponses(server(), { model: "m", input: "x" }, { ...auth, ...(session ? { "x-mock-session": session } : {}) });
+    await send("scope-a");
+    await send();
+    await send("scope-b");
+    expect(await list()).toEqual(["scope-a", null, "scope-b"]);
+    expect(server().requests.map((e) => e.session)).toEqual(["scope-a", null, "scope-b"]);
+    expect(await list("?session=scope-a")).toEqual(["scope-a"]);
+    expect(await list("", { "x-mock-session": "scope-b" })).toEqual(["scope-b"]);
+    expect(await list("?session=scope-a", { "x-mock-session": "scope-b" })).toEqual(["scope-a"]); // the query wins
+    // A scoped clear, by query or header, forgets that session only.
+    expect((await fetch(`${server().url}/__mock/requests?session=scope-a`, { method: "DELETE", headers: auth })).status).toBe(204);
+    expect(await list()).toEqual([null, "scope-b"]);
+    expect((await fetch(`${server().url}/__mock/reset`, { method: "POST", headers: { ...auth, "x-mock-session": "scope-b" } })).status).toBe(204);
+    expect(await list()).toEqual([null]);
+    // Unscoped, DELETE /__mock/requests and POST /__mock/reset forget every session, like mock.reset().
+    await send("scope-a");
+    expect((await fetch(`${server().url}/__mock/requests`, { method: "DELETE", headers: auth })).status).toBe(204);
+    expect(await list()).toEqual([]);
+    await send("scope-a");
+    server().session("scope-a").enqueue({ steps: [{ type: "message", text: "queued for a" }] });
+    expect((await fetch(`${server().url}/__mock/reset`, { method: "POST", headers: auth })).status).toBe(204);
+    expect(await list()).toEqual([]);
+    const after = await postResponses(server(), { model: "m", input: "x" }, { ...auth, "x-mock-session": "scope-a" });
+    expect(JSON.parse(after.text).output_text ?? JSON.parse(after.text).output[0].content[0].text).not.toBe("queued for a");
+  });
+
+  it("POST /__mock/queue and /__mock/scenarios take the session from ?session=ID too", async () => {
+    server().reset();
+    const h = { ...auth, "content-type": "application/json" };
+    await fetch(`${server().url}/__mock/queue?session=q-a`, { method: "POST", headers: h, body: JSON.stringify({ turns: [{ steps: [{ type: "message", text: "For a." }] }] }) });
+    const other = await client().responses.create({ model: "m", input: "not a" });
+    expect(other.output_text).not.toBe("For a.");
+    expect((await client({ "x-mock-session": "q-a" }).responses.create({ model: "m", input: "a" })).output_text).toBe("For a.");
+  });
+
   it("scope conversation state: another session cannot see or continue a stored response", async () => {
     const a = server().session();
     const first = await client(a.headers).responses.create({ model: "m", input: "mine" });

@@ -1,0 +1,123 @@
+// Journal memory benchmark: the server in its own process (the CLI), N requests of ~1 MB each
+// with distinct x-mock-seed headers, then DELETE /__mock/requests, then small requests. It prints
+// the server's RSS (from /proc) and its heap after a forced GC (asked for over SIGUSR2) at each
+// step. Node does not always give freed memory back to the OS at once, so RSS may lag the heap.
+//
+//   npm run bench:journal                  (builds, then: node bench/journal.mjs)
+//   node bench/journal.mjs [requests] [concurrency] [--store] [serve flags…]
+//
+// By default the requests send `store: false`, so that what is measured is the journal: a stored
+// response keeps its input (1 MB here) and up to --store-limit (1000) of them are kept. With
+// --store they are stored, as a client that does not say otherwise would have them.
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { BIN, fmt, rssMB, startProcess } from "./lib.mjs";
+
+const args = process.argv.slice(2);
+const numbers = [];
+while (args.length > 0 && /^\d+$/.test(args[0])) numbers.push(Number(args.shift()));
+const [TOTAL = 2000, CONCURRENCY = 4] = numbers;
+const STORE = args[0] === "--store" ? (args.shift(), true) : false;
+const SERVE_FLAGS = args;
+const INPUT_CHARS = 1_048_000;
+
+const heapReport = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
+const server = await startProcess(["--expose-gc", "--import", heapReport, BIN, "serve", "--port", "0", ...SERVE_FLAGS]);
+const { hostname, port } = new URL(server.baseURL);
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+/** The server's memory after a GC: its own report (heap) and /proc (RSS). */
+function memory() {
+  return new Promise((resolve) => {
+    let out = "";
+    const onData = (d) => {
+      out += d;
+      const m = /heap-report (\{.*\})\n/.exec(out);
+      if (!m) return;
+      server.child.stdout.off("data", onData);
+      const usage = JSON.parse(m[1]);
+      resolve({ rss: rssMB(server.pid), heap: usage.heapUsed / 2 ** 20, external: (usage.external + usage.arrayBuffers) / 2 ** 20 });
+    };
+    server.child.stdout.on("data", onData);
+    server.child.kill("SIGUSR2");
+  });
+}
+
+function request(method, path, payload, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ agent, hostname, port, method, path, headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...headers } }, (res) => {
+      let size = 0;
+      let text = "";
+      res.on("data", (d) => {
+        size += d.length;
+        if (text.length < 300) text += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode, size, text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** Sends `count` requests of `make(i)` with CONCURRENCY workers; counts failures. */
+async function send(count, make) {
+  let next = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const res = await request("POST", "/v1/responses", make(i), { "x-mock-seed": String(i + 1) });
+      if (res.status !== 200 && failed++ < 3) console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return failed;
+}
+
+const line = (label, m) => console.log(`${label.padEnd(44)} RSS ${fmt(m.rss, 0).padStart(5)} MB   heap ${fmt(m.heap, 0).padStart(5)} MB   external ${fmt(m.external, 0).padStart(4)} MB`);
+/** The whole text of one journal page. */
+function page(after) {
+  return new Promise((resolve, reject) => {
+    http.get({ agent, hostname, port, path: `/__mock/requests?limit=1000${after === undefined ? "" : `&after=${after}`}` }, (res) => {
+      const parts = [];
+      res.on("data", (d) => parts.push(d));
+      res.on("end", () => resolve(JSON.parse(Buffer.concat(parts).toString("utf8"))));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
+/** Reads the whole journal, page by page: entries, truncated ones, bytes of the whole bodies. */
+async function journalSize() {
+  let entries = 0;
+  let kept = 0;
+  let truncated = 0;
+  for (let after; ; ) {
+    const p = await page(after);
+    for (const e of p.data) {
+      entries++;
+      if (e.truncated) truncated++;
+      else if (e.rawBody !== null) kept += 2 * e.bodyBytes;
+    }
+    if (!p.has_more) return { entries, kept, truncated };
+    after = p.last_seq;
+  }
+}
+
+const big = JSON.stringify({ model: "m", input: "x".repeat(INPUT_CHARS), ...(STORE ? {} : { store: false }) });
+console.log(`journal bench: ${TOTAL} requests of ${fmt(big.length / 2 ** 20)} MB, ${CONCURRENCY} at a time, ${STORE ? "stored" : "store: false"}; serve ${SERVE_FLAGS.join(" ") || "(defaults)"}`);
+line("started", await memory());
+const t0 = performance.now();
+const failed = await send(TOTAL, () => big);
+const seconds = (performance.now() - t0) / 1000;
+line(`after ${TOTAL} × 1 MB (${fmt(seconds, 1)} s${failed ? `, ${failed} failed` : ""})`, await memory());
+const j = await journalSize();
+console.log(`  journal: ${j.entries} entries, ${j.truncated} truncated, whole bodies ≈ ${fmt(j.kept / 2 ** 20, 1)} MB (raw + parsed)`);
+line("after the journal was read (GET, paged)", await memory());
+const cleared = await request("DELETE", "/__mock/requests");
+if (cleared.status !== 204) console.error(`DELETE /__mock/requests: HTTP ${cleared.status}`);
+line("after DELETE /__mock/requests", await memory());
+await send(1000, (i) => JSON.stringify({ model: "m", input: `small ${i}`, ...(STORE ? {} : { store: false }) }));
+line("after 1000 small requests", await memory());
+await server.stop();
+agent.destroy();
