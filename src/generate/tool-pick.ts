@@ -6,6 +6,7 @@
  * rng is the only source of choice.
  */
 import type { FunctionToolParam } from "../spec/index.js";
+import { MAX_CALLS } from "./budgets.js";
 import type { Rng } from "./rng.js";
 import { properNames } from "./words.js";
 
@@ -84,7 +85,7 @@ export function nameWords(name: string): string[] {
 
 /** The user's request in a few words, stopwords dropped, case kept: "weather Paris Tokyo". */
 export function requestPhrase(text: string, max = 6): string {
-  return rawWords(text).filter((w) => !STOPWORDS.has(w.toLowerCase())).slice(0, max).join(" ");
+  return rawWords(text).filter((w) => w.length <= 40 && !STOPWORDS.has(w.toLowerCase())).slice(0, max).join(" ");
 }
 
 /** The user's request as one short line of prose (for `objective`, `prompt`, `task`...), or undefined. */
@@ -95,16 +96,63 @@ export function requestSentence(text: string, max = 120): string | undefined {
   return cut.charAt(0).toUpperCase() + cut.slice(1);
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** ASCII letters lowercased, nothing else changed (positions stay the same). */
+const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
-/** Where the user's text names a tool (its identifier, or its words in a row), or -1. */
-function mentionAt(tool: FunctionToolParam, text: string): number {
-  const exact = new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRe(tool.name)}($|[^\\p{L}\\p{N}_])`, "iu").exec(text);
-  if (exact) return exact.index;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+const SPACE = /^\s$/u;
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/** The code point that ends just before `i` (its start and text), or undefined at the start. */
+function before(text: string, i: number): { at: number; ch: string } | undefined {
+  if (i <= 0) return undefined;
+  const at = i >= 2 && (text.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(i - 2) & 0xfc00) === 0xd800 ? i - 2 : i - 1;
+  return { at, ch: text.slice(at, i) };
+}
+
+/** Whether a code point is a letter or digit (or `_`, when it counts). */
+function isWordChar(ch: string | undefined, underscore: boolean): boolean {
+  if (ch === undefined || ch === "") return false;
+  const c = ch.charCodeAt(0);
+  if (c < 128) return isAsciiAlnum(c) || (underscore && c === 95);
+  return LETTER_OR_DIGIT.test(ch);
+}
+
+const codePointAt = (text: string, i: number): string | undefined => (i < text.length ? String.fromCodePoint(text.codePointAt(i)!) : undefined);
+
+/**
+ * Where the user's text names a tool — its identifier between non-word
+ * characters, or its words in a row joined by spaces, `_` or `-` — or -1 (the
+ * index of the character before the name, as a regex with a leading
+ * `(^|[^\p{L}\p{N}_])` gives it). Case-insensitive for ASCII. Plain scans: a
+ * Unicode regex per tool costs about a millisecond to compile.
+ */
+function mentionAt(tool: FunctionToolParam, text: string, lower: string): number {
+  const name = asciiLower(tool.name);
+  for (let at = lower.indexOf(name); at >= 0 && name.length > 0; at = lower.indexOf(name, at + 1)) {
+    const prev = before(text, at);
+    if (isWordChar(prev?.ch, true) || isWordChar(codePointAt(text, at + name.length), true)) continue;
+    return prev ? prev.at : 0;
+  }
   const parts = nameWords(tool.name);
   if (parts.length < 2) return -1;
-  const spaced = new RegExp(`(^|[^\\p{L}\\p{N}])${parts.map(escapeRe).join("[\\s_-]+")}($|[^\\p{L}\\p{N}])`, "iu").exec(text);
-  return spaced ? spaced.index : -1;
+  for (let at = lower.indexOf(parts[0]); at >= 0; at = lower.indexOf(parts[0], at + 1)) {
+    const prev = before(text, at);
+    if (isWordChar(prev?.ch, false)) continue;
+    let pos = at + parts[0].length;
+    let ok = true;
+    for (const part of parts.slice(1)) {
+      const from = pos;
+      for (let ch = codePointAt(text, pos); ch !== undefined && (ch === "_" || ch === "-" || SPACE.test(ch)); ch = codePointAt(text, pos)) pos += ch.length;
+      if (pos === from || !lower.startsWith(part, pos)) {
+        ok = false;
+        break;
+      }
+      pos += part.length;
+    }
+    if (ok && !isWordChar(codePointAt(text, pos), false)) return prev ? prev.at : 0;
+  }
+  return -1;
 }
 
 interface Scored {
@@ -116,7 +164,7 @@ interface Scored {
   weight: number;
 }
 
-function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored {
+function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: string): Scored {
   const names = nameWords(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem);
   const desc = new Set(contentWords(tool.description ?? ""));
   const nameHits = new Set(names.filter((w) => user.has(w)));
@@ -124,7 +172,7 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored
   const shellTool = names.some((w) => SHELL_TOOL.has(w));
   const shellAsked = [...user].some((w) => SHELL_INTENT.has(w));
   const reserved = RESERVED.test(tool.description ?? "");
-  const mention = mentionAt(tool, text);
+  const mention = mentionAt(tool, text, lower);
   let s = 3 * nameHits.size + Math.min(descHits, 3) + (shellTool && shellAsked ? 2 : 0) - (reserved ? 2 : 0);
   if (mention >= 0) s += 100;
   // With no signal at all: prefer a shell tool, then read-only tools; rarely reserved or mutating ones,
@@ -160,7 +208,8 @@ function weightedPick<T extends { weight: number }>(list: T[], rng: Rng): T {
 export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): FunctionToolParam[] {
   if (tools.length === 0) return [];
   const user = new Set(contentWords(text));
-  const scored = tools.map((t) => score(t, user, text));
+  const lower = asciiLower(text);
+  const scored = tools.map((t) => score(t, user, text, lower));
   const best = Math.max(...scored.map((s) => s.score));
   const first = best > 0 ? rng.pick(scored.filter((s) => s.score === best)) : weightedPick(scored, rng);
   const chosen = [first];
@@ -191,15 +240,18 @@ export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): F
 const URL_RE = /https?:\/\/[^\s)'"<>\]]+/g;
 const FILE_RE = /(?:\.{1,2}\/)?(?:[\w@-]+\/)*[\w@-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b/g;
 
+/** Longer URLs and file names are not taken from the user's text. */
+const MAX_TARGET = 2_048;
+
 /** URLs in a text, without trailing punctuation. */
 export function urlsIn(text: string): string[] {
-  return unique((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")));
+  return unique((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")).filter((u) => u.length <= MAX_TARGET));
 }
 
 /** File names and relative paths in a text (`README.md`, `src/index.ts`), URLs left out. */
 export function filesIn(text: string): string[] {
   // "e.g" and "i.e" are not files; a one-letter name is one only inside a folder ("docs/a.png").
-  return unique((text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f)));
+  return unique((text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f) && f.length <= MAX_TARGET));
 }
 
 function unique(list: string[]): string[] {
@@ -238,7 +290,7 @@ export function namedTargets(tool: FunctionToolParam, text: string): { key: stri
 
 /**
  * The calls to make: each chosen tool once per thing the user names for it,
- * capped by `max_tool_calls`; a single call when parallel calls are off.
+ * capped by `max_tool_calls` and MAX_CALLS; a single call when parallel calls are off.
  */
 export function planToolCalls(tools: FunctionToolParam[], options: PickOptions, rng: Rng): PlannedCall[] {
   const calls: PlannedCall[] = [];
@@ -247,6 +299,6 @@ export function planToolCalls(tools: FunctionToolParam[], options: PickOptions, 
     if (!targets) calls.push({ tool, overrides: {} });
     else for (const value of targets.values) calls.push({ tool, overrides: { [targets.key]: value } });
   }
-  const cap = options.parallel ? (options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity) : 1;
+  const cap = options.parallel ? Math.min(MAX_CALLS, options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity) : 1;
   return calls.slice(0, cap);
 }
