@@ -6,8 +6,16 @@
  */
 import { z } from "zod";
 
-/** Longest string the spec allows for text input fields. */
+/** Longest string the spec allows for text input fields (OpenAI refuses longer ones too: `string_above_max_length`). */
 export const MAX_TEXT = 10_485_760;
+
+/**
+ * Most tools one request may carry: OpenAI refuses more with a 400
+ * `array_above_max_length` at `tools` ("Expected an array with maximum length
+ * 128"). Both policies keep to it: a request with thousands of tools costs
+ * the mock a lot and no real server accepts it.
+ */
+export const MAX_TOOLS = 128;
 
 /**
  * A vendor extension type: an implementor slug, a colon, a name
