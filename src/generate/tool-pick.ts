@@ -164,7 +164,7 @@ interface Scored {
   weight: number;
 }
 
-function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: string): Scored {
+function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: string, named: NamedThings): Scored {
   const names = nameWords(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem);
   const desc = new Set(contentWords(tool.description ?? ""));
   const nameHits = new Set(names.filter((w) => user.has(w)));
@@ -180,7 +180,7 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: 
   // URL the user did not give (view_image's path).
   const all = nameWords(tool.name);
   const kind = reserved ? 0.1 : shellTool ? 6 : all.some((w) => READ_ONLY.has(w)) ? 1.5 : all.some((w) => MUTATING.has(w)) ? 0.4 : 1;
-  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text) ? 0.2 : 1);
+  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text, named) ? 0.2 : 1);
   return { tool, score: s, nameHits, mention, weight };
 }
 
@@ -209,7 +209,8 @@ export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): F
   if (tools.length === 0) return [];
   const user = new Set(contentWords(text));
   const lower = asciiLower(text);
-  const scored = tools.map((t) => score(t, user, text, lower));
+  const named = namedThings(text);
+  const scored = tools.map((t) => score(t, user, text, lower, named));
   const best = Math.max(...scored.map((s) => s.score));
   const first = best > 0 ? rng.pick(scored.filter((s) => s.score === best)) : weightedPick(scored, rng);
   const chosen = [first];
@@ -273,8 +274,23 @@ const PLACE_KEY = /(^|_)(cit(y|ies)|location|place|town|destination|region)$/;
 const FILE_KEY = /(^|_)(path|file|filename|file_name|filepath|file_path)$/;
 const URL_KEY = /(^|_)(url|uri|link)$/;
 
+/** The places, files and URLs a text names, each found once (on first use) however many tools ask. */
+interface NamedThings {
+  places(): string[];
+  files(): string[];
+  urls(): string[];
+}
+
+function namedThings(text: string): NamedThings {
+  const once = <T>(f: () => T) => {
+    let value: T | undefined;
+    return () => (value ??= f());
+  };
+  return { places: once(() => properNames(text)), files: once(() => filesIn(text)), urls: once(() => urlsIn(text)) };
+}
+
 /** The top-level property that takes the things the user names, and those things (places, files, URLs). */
-export function namedTargets(tool: FunctionToolParam, text: string): { key: string; values: string[] } | undefined {
+export function namedTargets(tool: FunctionToolParam, text: string, named = namedThings(text)): { key: string; values: string[] } | undefined {
   const params = tool.parameters;
   const props = isObj(params) && isObj(params.properties) ? params.properties : {};
   const required = new Set(isObj(params) && Array.isArray(params.required) ? params.required : []);
@@ -282,7 +298,7 @@ export function namedTargets(tool: FunctionToolParam, text: string): { key: stri
   for (const key of keys) {
     if (!plainString(props[key])) continue;
     const k = snake(key);
-    const values = PLACE_KEY.test(k) ? properNames(text) : FILE_KEY.test(k) ? filesIn(text) : URL_KEY.test(k) ? urlsIn(text) : [];
+    const values = PLACE_KEY.test(k) ? named.places() : FILE_KEY.test(k) ? named.files() : URL_KEY.test(k) ? named.urls() : [];
     if (values.length > 0) return { key, values };
   }
   return undefined;
@@ -294,8 +310,9 @@ export function namedTargets(tool: FunctionToolParam, text: string): { key: stri
  */
 export function planToolCalls(tools: FunctionToolParam[], options: PickOptions, rng: Rng): PlannedCall[] {
   const calls: PlannedCall[] = [];
+  const named = namedThings(options.text);
   for (const tool of pickTools(tools, options.text, rng)) {
-    const targets = namedTargets(tool, options.text);
+    const targets = namedTargets(tool, options.text, named);
     if (!targets) calls.push({ tool, overrides: {} });
     else for (const value of targets.values) calls.push({ tool, overrides: { [targets.key]: value } });
   }
