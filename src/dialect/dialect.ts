@@ -26,6 +26,14 @@ export interface ErrorSpelling {
     /** The message, from the parameter, the side, the kind of number, the bound and the value sent. */
     message: (param: string, side: "below" | "above", kind: "integer" | "decimal", bound: number, got: unknown) => string;
   };
+  /**
+   * Codes for a string or list longer than its maximum (`string_above_max_length`,
+   * `array_above_max_length`), and their message.
+   */
+  lengths?: {
+    above: { string: string; array: string };
+    message: (param: string, kind: "string" | "array", limit: number, got: number) => string;
+  };
   /** Extra headers on a 429 (e.g. `x-ratelimit-*`). */
   rateLimitHeaders?: Record<string, string>;
 }

@@ -50,6 +50,12 @@ export const openai: DialectDescription = {
       message: (param, side, kind, bound, got) =>
         `Invalid '${param}': ${kind} ${side === "below" ? "below minimum" : "above maximum"} value. Expected a value ${side === "below" ? ">=" : "<="} ${bound}, but got ${JSON.stringify(got)} instead.`,
     },
+    // As api.openai.com answers `tools` with 129 entries, or a call_id of 65 characters.
+    lengths: {
+      above: { string: "string_above_max_length", array: "array_above_max_length" },
+      message: (param, kind, limit, got) =>
+        `Invalid '${param}': ${kind} too long. Expected ${kind === "array" ? "an array" : "a string"} with maximum length ${limit}, but got ${kind === "array" ? "an array" : "a string"} with length ${got} instead.`,
+    },
     rateLimitHeaders: {
       "x-ratelimit-limit-requests": "10000",
       "x-ratelimit-remaining-requests": "0",

@@ -157,6 +157,10 @@ export function renderErrorObject(d: Dialect, error: ApiError): { type: string; 
     code = b[error.bound.side][kind];
     message = b.message(error.param, error.bound.side, kind, error.bound.limit, error.bound.got);
   }
+  if (error.length && spelling.lengths && error.param) {
+    code = spelling.lengths.above[error.length.kind];
+    message = spelling.lengths.message(error.param, error.length.kind, error.length.limit, error.length.got);
+  }
   if (error.status === 429 && type === "requests" && (code === null || code === "too_many_requests")) code = "rate_limit_exceeded";
   return { message, type, param: error.param, code } as { type: string; code: string | null; param: string | null; message: string };
 }

@@ -13,11 +13,12 @@ import { chunkText } from "./chunk.js";
 import type { GenerateContext } from "./context.js";
 import { callsById, contentText, lastUserText, trailingToolOutputs } from "../scenario/conversation.js";
 import { hashString } from "./hash.js";
-import { sampleJsonSchema } from "./json-schema-sample.js";
+import { sampleWithin } from "./json-schema-sample.js";
+import { ANSWER_BYTES, CALL_BYTES, MAX_DELTAS, MAX_QUOTED_OUTPUTS, schemaTooLarge, userTextWithin } from "./budgets.js";
 import type { Plan, PlanItem } from "./plan.js";
 import { assemblePlan } from "./assemble.js";
 import type { Rng } from "./rng.js";
-import { toolArguments } from "./tool-args.js";
+import { toolArgumentsWithin } from "./tool-args.js";
 import { planToolCalls, requestPhrase, type PlannedCall } from "./tool-pick.js";
 import { OPENERS, properNames, sentenceFrom } from "./words.js";
 
@@ -82,10 +83,12 @@ function outputBody(text: string): string {
 
 function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailingToolOutputs>): string {
   const calls = callsById(ctx.items);
-  const lines = outputs.map((o) => {
+  const lines = outputs.slice(0, MAX_QUOTED_OUTPUTS).map((o) => {
     const name = calls.get(o.call_id)?.name ?? "the tool";
-    return `${name} returned ${quote(outputBody(contentText(o.output))) || "nothing"}.`;
+    return `${name} returned ${quote(outputBody(contentText(o.output).slice(0, 4096))) || "nothing"}.`;
   });
+  const more = outputs.length - MAX_QUOTED_OUTPUTS;
+  if (more > 0) lines.push(`${more === 1 ? "One more tool" : `${more} more tools`} returned results.`);
   return `Based on the tool results: ${lines.join(" ")} ${sentence(ctx.rng)}`;
 }
 
@@ -98,12 +101,19 @@ function jsonObjectText(ctx: GenerateContext, userText: string, answer: string):
   return JSON.stringify(object);
 }
 
+/** `text.format: json_schema`: JSON text valid for the schema, within ANSWER_BYTES (else a 400 naming the schema). */
+function structuredText(schema: unknown, ctx: GenerateContext, userText: string): string {
+  const sample = sampleWithin(schema, ctx.rng, { words: words(userText), places: properNames(userText), phrase: requestPhrase(userText) || undefined, maxBytes: ANSWER_BYTES });
+  if (!sample.ok) throw schemaTooLarge("text.format.schema", "the text format", sample, ANSWER_BYTES);
+  return sample.json;
+}
+
 /** The `auto` scenario: a plan for any request, from the seed. */
 export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): Plan {
   const { request, rng, items } = ctx;
   const id = ctx.ids.response();
   const plan: PlanItem[] = [];
-  const userText = lastUserText(items);
+  const userText = userTextWithin(lastUserText(items));
 
   // Tool outputs must answer calls that exist in the conversation (the previous_response_id chain included).
   const outputs = trailingToolOutputs(items);
@@ -126,28 +136,36 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   if (request.reasoning && effort !== "none") {
     const intent = chosen.length > 0 ? `call ${[...new Set(chosen.map((c) => c.tool.name))].join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
-    const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng)] };
+    const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng, 1, 3, MAX_DELTAS)] };
     if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
     plan.push(reasoning);
   }
 
   if (chosen.length > 0) {
+    // Each call's arguments within CALL_BYTES, all of them within ANSWER_BYTES: past that, no more calls.
+    let left = ANSWER_BYTES;
     for (const { tool, overrides } of chosen) {
-      const args = JSON.stringify(toolArguments(tool, userText, rng, overrides));
-      plan.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunkText(args, rng, 1, 4) });
+      const budget = Math.min(CALL_BYTES, left);
+      const args = toolArgumentsWithin(tool, userText, rng, overrides, budget);
+      if (!args.ok) {
+        if (budget < CALL_BYTES && plan.some((p) => p.kind === "function_call")) break;
+        throw schemaTooLarge(`tools[${(request.tools ?? []).indexOf(tool)}].parameters`, `tool '${tool.name}'`, args, CALL_BYTES);
+      }
+      left -= args.json.length;
+      plan.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunkText(args.json, rng, 1, 4, MAX_DELTAS) });
     }
   } else {
     const format = request.text?.format;
     const jsonObject = format?.type === "json_object";
     const text =
       format?.type === "json_schema"
-        ? JSON.stringify(sampleJsonSchema(format.schema ?? { type: "object" }, rng, { words: words(userText), places: properNames(userText), phrase: requestPhrase(userText) || undefined }))
+        ? structuredText(format.schema ?? { type: "object" }, ctx, userText)
         : jsonObject
           ? jsonObjectText(ctx, userText, outputs.length > 0 ? toolAnswerText(ctx, outputs) : replyText(ctx))
           : outputs.length > 0
             ? toolAnswerText(ctx, outputs)
             : replyText(ctx);
-    plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng) }] });
+    plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng, 1, 3, MAX_DELTAS) }] });
   }
 
   return assemblePlan(ctx, id, plan, { kind: "completed" }, scenario);

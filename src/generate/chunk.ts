@@ -1,13 +1,18 @@
 /** Splitting text into the deltas that stream it. */
 import type { Rng } from "./rng.js";
-import { tokenEnd } from "./tokens.js";
+import { countTokens, tokenEnd } from "./tokens.js";
 
 /**
  * Groups the tokens of `text` into deltas of `min`..`max` tokens each (drawn
  * from the rng). The deltas always join back to `text`; an empty text gives
- * no delta.
+ * no delta. At most `maxDeltas` deltas: a longer text gets longer deltas.
  */
-export function chunkText(text: string, rng: Rng, min = 1, max = 3): string[] {
+export function chunkText(text: string, rng: Rng, min = 1, max = 3, maxDeltas = Infinity): string[] {
+  // Each delta has at least one character: only a text longer than maxDeltas may need more per delta.
+  if (text.length > maxDeltas) {
+    const least = Math.ceil(countTokens(text) / maxDeltas);
+    if (least > min) [min, max] = [least, Math.max(max, least)];
+  }
   const out: string[] = [];
   for (let i = 0; i < text.length; ) {
     const n = Math.max(1, min === max ? min : rng.int(min, max));
@@ -19,10 +24,20 @@ export function chunkText(text: string, rng: Rng, min = 1, max = 3): string[] {
   return out;
 }
 
-/** Splits text into deltas of exactly `size` characters (the last may be shorter). */
-export function chunkChars(text: string, size: number): string[] {
+/** Splits text into deltas of exactly `size` characters (the last may be shorter), at most `maxDeltas` of them (longer then). */
+export function chunkChars(text: string, size: number, maxDeltas = Infinity): string[] {
+  if (text.length > maxDeltas) size = Math.max(size, Math.ceil(text.length / maxDeltas));
   const out: string[] = [];
-  const chars = [...text];
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""));
+  let start = 0;
+  let n = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    if (++n === size) {
+      out.push(text.slice(start, i));
+      [start, n] = [i, 0];
+    }
+  }
+  if (start < text.length) out.push(text.slice(start));
   return out;
 }

@@ -5,6 +5,14 @@
  * Pure: no I/O, no clock, no Math.random. All randomness comes from the caller's rng, so the
  * same schema, the same rng sequence and the same options always give the same value.
  * Unknown keywords are ignored; contradictory schemas yield a best-effort value; never throws.
+ *
+ * Every sample has a budget: its JSON text (`maxBytes`), the values it holds
+ * (VALUE_BUDGET) and the work spent on the schema (WORK_BUDGET). Regex
+ * repetitions, optional properties and array items beyond `minItems` are drawn
+ * small; a value that does not fit is drawn again as small as the schema allows
+ * (no optional keys, `minItems` items, the shortest string a pattern takes);
+ * `sampleWithin` says so when even that does not fit (a schema whose smallest
+ * valid value is megabytes: `minLength: 1e9`, `^(a{1000}){1000}$`).
  */
 
 /** Source of randomness; the project's seeded rng satisfies this structurally. */
@@ -33,7 +41,14 @@ export interface SampleOptions {
   optionalChance?: (key: string, schema: unknown, optionalCount: number) => number;
   /** Values of top-level properties, included even when optional (the caller makes sure they fit). */
   overrides?: Readonly<Record<string, unknown>>;
+  /** Largest JSON text of the value, in UTF-8 bytes (default VALUE_BYTES). */
+  maxBytes?: number;
 }
+
+/** A sample within its budget, or the lower bound of what the schema needs when none fits. */
+export type BoundedSample =
+  | { ok: true; value: unknown; json: string }
+  | { ok: false; /** At least this many bytes (or values) a valid value needs, when known; else the budget. */ least: number; reason: "bytes" | "values" | "work" };
 
 type Schema = Record<string, unknown>;
 
@@ -46,6 +61,21 @@ interface Ctx {
   maxDepth: number;
   /** Values left to generate (see VALUE_BUDGET). */
   budget: number;
+  /** Bytes of JSON text left (approximately: UTF-16 units, escapes not counted). */
+  left: number;
+  /** Steps of work left (see WORK_BUDGET): schema merges, references, enum scans. */
+  work: number;
+  /** Something the schema requires was left out for lack of budget: the value does not fit. */
+  cut: boolean;
+  /** Draw everything as small as the schema allows (the second attempt). */
+  minimal: boolean;
+  /** Parsed patterns of this sample, by source. */
+  patterns: Map<string, Pattern | undefined>;
+  /** Lower bounds of schema nodes (see least()). */
+  leastOf: WeakMap<object, number>;
+  leastVisiting: Set<object>;
+  /** The values of an enum that are not risky (see pickEnum), by enum. */
+  safeValues: WeakMap<unknown[], unknown[]>;
   phrase?: string;
   sentence?: string;
   command?: string;
@@ -81,7 +111,8 @@ const chance = (ctx: Ctx, p: number): boolean => ctx.rng.next() < p;
 
 /** Own-property write that is safe for keys such as `__proto__`. */
 function put(o: Record<string, unknown>, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 function clone(v: unknown): unknown {
@@ -96,35 +127,209 @@ function clone(v: unknown): unknown {
 const canon = (v: unknown): string =>
   JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x)) ?? "";
 
+/**
+ * A value for `schema` (best effort: when no value fits the budget, a small
+ * one that may not fit the schema). `sampleWithin` says when that happens.
+ */
 export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: SampleOptions = {}): unknown {
-  if (schema !== true && !isObj(schema)) return {};
-  const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter(Boolean);
-  const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
-  const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0);
-  const phrase = typeof options.phrase === "string" && options.phrase.trim() ? options.phrase.trim() : undefined;
-  const command = typeof options.command === "string" && options.command.trim() ? options.command.trim() : undefined;
-  const ctx: Ctx = {
-    root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET,
-    phrase, command, optionalChance: options.optionalChance, overrides: options.overrides,
-    sentence: typeof options.sentence === "string" && options.sentence.trim() ? options.sentence.trim() : undefined,
-  };
-  try {
-    return gen(schema, ctx, 0, 0);
-  } catch {
-    return {}; // defensive only: the generators are written not to throw
-  }
+  const sample = sampleAttempts(schema, rng, options);
+  return sample.ok ? sample.value : sample.fallback;
+}
+
+/** A value for `schema` whose JSON text fits `options.maxBytes`, or the reason there is none. */
+export function sampleWithin(schema: unknown, rng: SampleRng, options: SampleOptions = {}): BoundedSample {
+  const sample = sampleAttempts(schema, rng, options);
+  return sample.ok ? { ok: true, value: sample.value, json: sample.json } : { ok: false, least: sample.least, reason: sample.reason };
 }
 
 /**
+ * Largest JSON text of one sample by default (64 KiB): one call's arguments,
+ * one structured-output answer.
+ */
+export const VALUE_BYTES = 64 * 1024;
+
+/**
  * At most this many values per sample: a small schema (`minItems: 45` three
- * levels deep) must not make an answer of megabytes. Past it, arrays get no
- * more items and objects no more keys (the value may then not fit the schema).
+ * levels deep) must not make an answer of megabytes. A schema that needs more
+ * has no value within the budget.
  */
 export const VALUE_BUDGET = 2_000;
 
+/**
+ * Steps of work per sample: each schema node visited, each key merged by
+ * allOf/$ref/anyOf, each enum value scanned. Bounds the time a sample takes
+ * whatever the schema (a few milliseconds).
+ */
+export const WORK_BUDGET = 20_000;
+
+/** Words longer than this are not words (user text may hold anything): they are not used in values. */
+const MAX_WORD = 40;
+/** Longest phrase, sentence or command taken from the caller. */
+const MAX_HINT = 200;
+/** A regex repetition draws at most this many more than its minimum (`{1,10000}` → 1..33). */
+const REPEAT_EXTRA = 32;
+/** Arrays get at most this many items more than `minItems` (`maxItems: 1000` → a few). */
+const ITEMS_EXTRA = 8;
+
+type Attempt =
+  | { ok: true; value: unknown; json: string }
+  | { ok: false; least: number; reason: "bytes" | "values" | "work"; fallback: unknown };
+
+function sampleAttempts(schema: unknown, rng: SampleRng, options: SampleOptions): Attempt {
+  if (schema !== true && !isObj(schema)) return { ok: true, value: {}, json: "{}" };
+  const text = (v: unknown, max: number): string | undefined => (typeof v === "string" && v.trim() && v.trim().length <= max ? v.trim() : undefined);
+  const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter((w) => w.length > 0 && w.length <= MAX_WORD);
+  const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
+  const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0 && p.length <= MAX_HINT);
+  const maxBytes = num(options.maxBytes) && options.maxBytes > 0 ? Math.floor(options.maxBytes) : VALUE_BYTES;
+  const ctx: Ctx = {
+    root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET,
+    left: maxBytes, work: WORK_BUDGET, cut: false, minimal: false, patterns: new Map(), leastOf: new WeakMap(), leastVisiting: new Set(), safeValues: new WeakMap(),
+    phrase: text(options.phrase, MAX_HINT), command: text(options.command, MAX_HINT), optionalChance: options.optionalChance, overrides: options.overrides,
+    sentence: text(options.sentence, MAX_HINT),
+  };
+  // A schema whose smallest valid value is over the budget needs no attempt.
+  const least = leastBytes(schema, ctx, 0, 0);
+  ctx.work = WORK_BUDGET;
+  if (least > maxBytes) return { ok: false, least, reason: "bytes", fallback: {} };
+  let fallback: unknown = {};
+  let reason: "bytes" | "values" | "work" = "bytes";
+  for (const minimal of [false, true]) {
+    Object.assign(ctx, { minimal, budget: VALUE_BUDGET, left: maxBytes, work: WORK_BUDGET, cut: false });
+    let value: unknown;
+    try {
+      value = gen(schema, ctx, 0, 0);
+    } catch {
+      value = {}; // defensive only: the generators are written not to throw
+    }
+    fallback = value;
+    reason = ctx.work <= 0 ? "work" : ctx.budget <= 0 ? "values" : "bytes";
+    if (ctx.cut) continue;
+    const json = JSON.stringify(value) ?? "null";
+    if (utf8Length(json) <= maxBytes) return { ok: true, value, json };
+  }
+  return { ok: false, least: Math.max(least, reason === "values" ? VALUE_BUDGET + 1 : maxBytes + 1), reason, fallback };
+}
+
+/** Bytes of a string in UTF-8 (a lone surrogate counts 3, as its replacement character would). */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * A lower bound of the JSON size of the smallest value valid for the schema
+ * (as the sampler reads it), without drawing one: `minLength`, `minItems`,
+ * required keys and the shortest match of a pattern, summed. Cycles, and
+ * whatever is left when the work runs out, count 0 (it stays a lower bound).
+ */
+function leastBytes(raw: unknown, ctx: Ctx, depth: number, hops: number): number {
+  if (--ctx.work < 0 || depth > 64 || hops > HOP_LIMIT) return 0;
+  if (raw === false) return 4;
+  if (!isObj(raw)) return 1;
+  const memo = ctx.leastOf.get(raw);
+  if (memo !== undefined) return memo;
+  if (ctx.leastVisiting.has(raw)) return 0;
+  ctx.leastVisiting.add(raw);
+  const n = leastOfSchema(raw, ctx, depth, hops);
+  ctx.leastVisiting.delete(raw);
+  if (ctx.work > 0) ctx.leastOf.set(raw, n);
+  return n;
+}
+
+function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number {
+  if (typeof s.$ref === "string" || Array.isArray(s.allOf)) return leastBytes(flatten(s, ctx, hops), ctx, depth, hops + 1);
+  for (const kw of ["anyOf", "oneOf"] as const) {
+    const branches = s[kw];
+    if (Array.isArray(branches) && branches.length) {
+      const rest = { ...s };
+      delete rest[kw];
+      let best = Infinity;
+      for (const b of branches) {
+        if (b === false) continue;
+        if (ctx.work <= 0) return 0;
+        best = Math.min(best, leastBytes(merge(rest, flatten(isObj(b) ? b : {}, ctx, hops), ctx), ctx, depth, hops + 1));
+      }
+      return best === Infinity ? 4 : best;
+    }
+  }
+  if ("const" in s) return jsonSize(s.const);
+  if (Array.isArray(s.enum) && s.enum.length) {
+    if (s.nullable === true) return 4;
+    let best = Infinity;
+    for (const v of s.enum) {
+      if (--ctx.work < 0) return 0;
+      best = Math.min(best, jsonSize(v));
+    }
+    return best;
+  }
+  const declared = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string => typeof t === "string" && TYPES.includes(t));
+  const types = declared.length ? declared : [inferType(s)];
+  if (s.nullable === true || types.includes("null")) return 4;
+  const size = (v: unknown) => (num(v) && v > 0 ? Math.floor(v) : 0);
+  let best = Infinity;
+  for (const t of types) {
+    if (t === "boolean") best = Math.min(best, 4);
+    else if (t === "integer" || t === "number") best = Math.min(best, 1);
+    else if (t === "string") {
+      const pattern = typeof s.pattern === "string" && typeof s.format !== "string" ? parsedPattern(s.pattern, ctx) : undefined;
+      best = Math.min(best, 2 + Math.max(size(s.minLength), pattern?.least ?? 0));
+    } else if (t === "array") {
+      const prefix: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
+      const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
+      const n = size(s.minItems);
+      let total = 2;
+      for (let i = 0; i < Math.min(n, prefix.length); i++) total += 1 + leastBytes(prefix[i], ctx, depth + 1, 0);
+      if (n > prefix.length) total += (n - prefix.length) * (1 + leastBytes(rest ?? {}, ctx, depth + 1, 0));
+      best = Math.min(best, total);
+    } else if (t === "object") {
+      const props = isObj(s.properties) ? s.properties : {};
+      const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
+      const required = Array.isArray(s.required) ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))] : [];
+      let total = 2;
+      for (const k of required) {
+        if (ctx.work <= 0) break;
+        total += k.length + 4 + leastBytes(Object.hasOwn(props, k) ? props[k] : extra, ctx, depth + 1, 0);
+      }
+      // Keys beyond the required ones that minProperties asks for: at least `"":0,` each.
+      total += 5 * Math.max(0, size(s.minProperties) - required.length);
+      best = Math.min(best, total);
+    } else best = Math.min(best, 2);
+  }
+  return best;
+}
+
+/** Marks the value as not fitting (something required was left out) and returns a placeholder. */
+function cut(ctx: Ctx): null {
+  ctx.cut = true;
+  return null;
+}
+
+/** JSON size of a value taken as it is (const, enum, default, examples), cached for objects. */
+const jsonSizes = new WeakMap<object, number>();
+function jsonSize(v: unknown): number {
+  if (typeof v !== "object" || v === null) return (JSON.stringify(v) ?? "null").length;
+  let n = jsonSizes.get(v);
+  if (n === undefined) {
+    n = (JSON.stringify(v) ?? "null").length;
+    jsonSizes.set(v, n);
+  }
+  return n;
+}
+
 function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string): unknown {
-  ctx.budget--;
-  if (raw === false) return null; // nothing is valid; best effort
+  // Out of values, bytes or work: whatever is still required does not fit.
+  if (--ctx.budget < 0 || ctx.left < 0 || --ctx.work < 0) return cut(ctx);
+  if (raw === false) return spent(ctx, null); // nothing is valid; best effort
   const s: Schema = isObj(raw) ? raw : {};
   if (hops > HOP_LIMIT) return genString({}, ctx, key);
 
@@ -135,24 +340,67 @@ function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string):
     if (Array.isArray(branches) && branches.length) {
       const rest = { ...s };
       delete rest[kw];
-      return gen(merge(rest, flatten(chooseBranch(branches, ctx), ctx, hops)), ctx, depth, hops + 1, key);
+      const branch = ctx.minimal ? smallestBranch(branches, rest, ctx, hops) : flatten(chooseBranch(branches, ctx), ctx, hops);
+      return gen(merge(rest, branch, ctx), ctx, depth, hops + 1, key);
     }
   }
 
-  if ("const" in s) return clone(s.const);
-  if (Array.isArray(s.enum) && s.enum.length) return s.nullable === true && chance(ctx, 0.15) ? null : clone(pickEnum(s.enum, ctx));
-  if (Array.isArray(s.examples) && s.examples.length && chance(ctx, 0.2)) return clone(pick(ctx, s.examples));
-  if (s.default !== undefined && chance(ctx, 0.2)) return clone(s.default);
+  if ("const" in s) return spentAs(ctx, clone(s.const), jsonSize(s.const));
+  if (Array.isArray(s.enum) && s.enum.length) {
+    if (s.nullable === true && (ctx.minimal || chance(ctx, 0.15))) return spent(ctx, null);
+    const v = ctx.minimal ? smallestValue(s.enum, ctx) : pickEnum(s.enum, ctx);
+    return spentAs(ctx, clone(v), jsonSize(v));
+  }
+  if (!ctx.minimal && Array.isArray(s.examples) && s.examples.length && chance(ctx, 0.2)) {
+    const v = pick(ctx, s.examples);
+    return spentAs(ctx, clone(v), jsonSize(v));
+  }
+  if (!ctx.minimal && s.default !== undefined && chance(ctx, 0.2)) return spentAs(ctx, clone(s.default), jsonSize(s.default));
 
   switch (pickType(s, ctx)) {
-    case "null": return null;
-    case "boolean": return genBoolean(s, ctx, key);
-    case "integer": return genNumber(s, ctx, true, key);
-    case "number": return genNumber(s, ctx, false, key);
+    case "null": return spent(ctx, null);
+    case "boolean": return spent(ctx, genBoolean(s, ctx, key));
+    case "integer": return spent(ctx, genNumber(s, ctx, true, key));
+    case "number": return spent(ctx, genNumber(s, ctx, false, key));
     case "object": return genObject(s, ctx, depth);
     case "array": return genArray(s, ctx, depth, key);
     default: return genString(s, ctx, key);
   }
+}
+
+/** Counts a primitive value against the bytes left. */
+function spent<T>(ctx: Ctx, v: T): T {
+  ctx.left -= typeof v === "string" ? v.length + 2 : String(v).length;
+  return v;
+}
+
+/** Counts a value of known JSON size against the bytes left. */
+function spentAs<T>(ctx: Ctx, v: T, size: number): T {
+  ctx.left -= size;
+  return v;
+}
+
+/** The enum value with the shortest JSON (the first of those). */
+function smallestValue(values: unknown[], ctx: Ctx): unknown {
+  let best = values[0];
+  for (const v of values) {
+    if (--ctx.work < 0) break;
+    if (jsonSize(v) < jsonSize(best)) best = v;
+  }
+  return best;
+}
+
+/** anyOf/oneOf, as small as can be: the branch whose smallest value is smallest (the first of those). */
+function smallestBranch(branches: unknown[], rest: Schema, ctx: Ctx, hops: number): Schema {
+  let best: Schema = {};
+  let size = Infinity;
+  for (const b of branches) {
+    if (b === false || ctx.work <= 0) continue;
+    const flat = flatten(isObj(b) ? b : {}, ctx, hops);
+    const n = leastBytes(merge(rest, flat, ctx), ctx, 0, hops + 1);
+    if (n < size) [best, size] = [flat, n];
+  }
+  return best;
 }
 
 /** anyOf/oneOf: a random branch, preferring non-null ones (null ~20% when both kinds exist). */
@@ -167,13 +415,13 @@ function chooseBranch(branches: unknown[], ctx: Ctx): Schema {
 /** Resolves `$ref` (merging sibling keywords into the target) and folds `allOf` into one schema. */
 function flatten(s: Schema, ctx: Ctx, hops: number): Schema {
   let out = s;
-  for (let h = hops; h <= HOP_LIMIT; h++) {
+  for (let h = hops; h <= HOP_LIMIT && ctx.work > 0; h++) {
     if (typeof out.$ref === "string") {
       const { $ref, ...rest } = out;
-      out = merge(deref(ctx.root, $ref), rest);
+      out = merge(deref(ctx.root, $ref, ctx), rest, ctx);
     } else if (Array.isArray(out.allOf)) {
       const { allOf, ...rest } = out;
-      out = allOf.reduce<Schema>((acc, b) => merge(acc, isObj(b) ? flatten(b, ctx, h + 1) : {}), rest);
+      out = allOf.reduce<Schema>((acc, b) => (ctx.work > 0 ? merge(acc, isObj(b) ? flatten(b, ctx, h + 1) : {}, ctx) : acc), rest);
     } else {
       return out;
     }
@@ -182,10 +430,11 @@ function flatten(s: Schema, ctx: Ctx, hops: number): Schema {
 }
 
 /** Local JSON pointer (`#`, `#/$defs/x`, `#/definitions/x`, ...) against the root schema. */
-function deref(root: unknown, ref: string): Schema {
+function deref(root: unknown, ref: string, ctx: Ctx): Schema {
   if (!ref.startsWith("#")) return {};
   let node: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {
+    ctx.work--;
     const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~").replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
     node = (isObj(node) || Array.isArray(node)) && Object.hasOwn(node, seg) ? (node as Schema)[seg] : undefined;
   }
@@ -196,23 +445,31 @@ const LOWER_BOUNDS = new Set(["minimum", "exclusiveMinimum", "minLength", "minIt
 const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"]);
 
 /** Approximate conjunction of two schemas by merging keywords (for allOf, $ref siblings, branches). */
-function merge(a: Schema, b: Schema): Schema {
+function merge(a: Schema, b: Schema, ctx: Ctx): Schema {
   const out: Schema = {};
   for (const [k, v] of Object.entries(a)) put(out, k, v);
+  ctx.work -= 1 + Object.keys(out).length;
   for (const [k, v] of Object.entries(b)) {
+    ctx.work--;
     const prev = Object.hasOwn(out, k) ? out[k] : undefined;
     let value = v;
     if (prev === undefined) value = v;
     else if (k === "properties" && isObj(prev) && isObj(v)) {
       const props: Schema = { ...prev };
+      ctx.work -= Object.keys(props).length;
       for (const [pk, pv] of Object.entries(v)) put(props, pk, Object.hasOwn(props, pk) ? { allOf: [props[pk], pv] } : pv);
       value = props;
-    } else if (k === "required" && Array.isArray(prev) && Array.isArray(v)) value = [...new Set([...prev, ...v])];
+    } else if (k === "required" && Array.isArray(prev) && Array.isArray(v)) {
+      ctx.work -= prev.length + v.length;
+      value = [...new Set([...prev, ...v])];
+    }
     else if (k === "type") value = intersectTypes(prev, v);
     else if (LOWER_BOUNDS.has(k) && num(prev) && num(v)) value = Math.max(prev, v);
     else if (UPPER_BOUNDS.has(k) && num(prev) && num(v)) value = Math.min(prev, v);
     else if (k === "enum" && Array.isArray(prev) && Array.isArray(v)) {
-      const both = prev.filter((x) => v.some((y) => canon(x) === canon(y)));
+      ctx.work -= prev.length + v.length;
+      const keys = ctx.work > 0 ? new Set(v.map(canon)) : new Set<string>();
+      const both = prev.filter((x) => keys.has(canon(x)));
       value = both.length ? both : v;
     } else if (k === "allOf" && Array.isArray(prev) && Array.isArray(v)) value = [...prev, ...v];
     else if ((k === "anyOf" || k === "oneOf") && Array.isArray(prev) && Array.isArray(v) && prev.length * v.length <= 64) {
@@ -237,6 +494,8 @@ function pickType(s: Schema, ctx: Ctx): string {
   if (s.nullable === true) types.push("null"); // OpenAPI style
   const concrete = types.filter((t) => t !== "null");
   if (!concrete.length) return "null";
+  // As small as can be: null when allowed, else the first of the cheaper kinds.
+  if (ctx.minimal) return concrete.length < types.length ? "null" : TYPES.find((t) => concrete.includes(t))!;
   return concrete.length < types.length && chance(ctx, 0.2) ? "null" : pick(ctx, concrete);
 }
 
@@ -252,17 +511,21 @@ function inferType(s: Schema): string {
  * says otherwise), in `properties` order; no extra keys. At the top level,
  * the caller's overrides replace generated values.
  */
-function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> {
+function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
+  ctx.left -= 2;
   if (depth > ctx.maxDepth + DEPTH_SLACK) return out;
   const props = isObj(s.properties) ? s.properties : {};
   const required = new Set(Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : []);
   const unlisted = [...required].filter((k) => !Object.hasOwn(props, k));
-  const minimal = depth >= ctx.maxDepth;
+  const minimal = ctx.minimal || depth >= ctx.maxDepth;
   const keys = Object.keys(props);
+  ctx.work -= keys.length + required.size;
   const overrides = depth === 0 && ctx.overrides ? ctx.overrides : {};
   const optional = keys.filter((k) => !required.has(k)).length;
   const include = (k: string) => {
+    // Optional keys only while there is room for them.
+    if (ctx.left <= 0 || ctx.budget <= 0 || ctx.work <= 0) return false;
     const p = ctx.optionalChance ? ctx.optionalChance(k, props[k], optional) : 0.5;
     return chance(ctx, num(p) ? p : 0.5);
   };
@@ -270,43 +533,57 @@ function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> 
   const minProps = count(s.minProperties) ?? 0;
   for (const k of keys) if (chosen.size + unlisted.length < minProps) chosen.add(k);
   for (const k of keys) {
-    if (!chosen.has(k) || ctx.budget <= 0) continue;
-    put(out, k, Object.hasOwn(overrides, k) ? clone(overrides[k]) : gen(props[k], ctx, depth + 1, 0, k));
+    if (!chosen.has(k)) continue;
+    if (ctx.cut) return null;
+    ctx.left -= k.length + 4;
+    put(out, k, Object.hasOwn(overrides, k) ? spentAs(ctx, clone(overrides[k]), jsonSize(overrides[k])) : gen(props[k], ctx, depth + 1, 0, k));
   }
   // Required but not described: use additionalProperties' schema when it is one.
   const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
-  for (const k of unlisted) put(out, k, gen(extra, ctx, depth + 1, 0, k));
+  for (const k of unlisted) {
+    if (ctx.cut) return null;
+    ctx.left -= k.length + 4;
+    put(out, k, gen(extra, ctx, depth + 1, 0, k));
+  }
   return out;
 }
 
-function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] {
+function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] | null {
   const out: unknown[] = [];
+  ctx.left -= 2;
   if (depth > ctx.maxDepth + DEPTH_SLACK) return out;
   // Draft 2020 `prefixItems` + `items`, or the older tuple form `items: [...]` + `additionalItems`.
   const prefix: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
   const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
-  const minimal = depth >= ctx.maxDepth;
+  const minimal = ctx.minimal || depth >= ctx.maxDepth;
   let lo = count(s.minItems) ?? (minimal ? 0 : 1);
-  let hi = count(s.maxItems) ?? Math.max(lo, 3);
+  let hi = Math.min(count(s.maxItems) ?? Math.max(lo, 3), lo + ITEMS_EXTRA);
   if (rest === false) hi = Math.min(hi, prefix.length);
   if (minimal) hi = Math.min(hi, lo);
   lo = Math.min(lo, hi);
   const argv = key !== undefined && COMMAND_KEY.test(snake(key)) && prefix.length === 0 && isStringSchema(rest) && lo <= 3 && hi >= 3;
-  if (argv) return ["bash", "-lc", command(ctx)];
+  if (argv) {
+    const cmd = ["bash", "-lc", command(ctx)];
+    return spentAs(ctx, cmd, jsonSize(cmd));
+  }
   const n = int(ctx, lo, hi);
   const itemKey = key?.replace(/ies$/, "y").replace(/s$/, "");
   const seen = new Set<string>();
-  for (let i = 0; i < n && ctx.budget > 0; i++) {
+  for (let i = 0; i < n; i++) {
+    if (ctx.cut) return null;
+    // Items past minItems only while there is room for them.
+    if (i >= lo && (ctx.left <= 0 || ctx.budget <= 0 || ctx.work <= 0)) break;
     const schema = i < prefix.length ? prefix[i] : (rest ?? {});
+    ctx.left -= 1;
     let v = gen(schema, ctx, depth + 1, 0, itemKey);
     if (s.uniqueItems === true) {
-      for (let t = 0; t < 8 && seen.has(canon(v)); t++) v = gen(schema, ctx, depth + 1, 0, itemKey);
+      for (let t = 0; t < 8 && seen.has(canon(v)) && !ctx.cut; t++) v = gen(schema, ctx, depth + 1, 0, itemKey);
       if (seen.has(canon(v)) && out.length >= lo) break; // best effort: stop rather than repeat
       seen.add(canon(v));
     }
     out.push(v);
   }
-  return out;
+  return ctx.cut ? null : out;
 }
 
 /**
@@ -401,7 +678,12 @@ function genBoolean(s: Schema, ctx: Ctx, key?: string): boolean {
 
 /** An enum value, avoiding risky ones (`require_escalated`, `force`...) most of the time. */
 function pickEnum(values: unknown[], ctx: Ctx): unknown {
-  const safe = values.filter((v) => typeof v !== "string" || !RISKY.test(v.toLowerCase()));
+  let safe = ctx.safeValues.get(values);
+  if (safe === undefined) {
+    ctx.work -= values.length;
+    safe = ctx.work > 0 ? values.filter((v) => typeof v !== "string" || !RISKY.test(v.toLowerCase())) : values;
+    ctx.safeValues.set(values, safe);
+  }
   return pick(ctx, safe.length > 0 && safe.length < values.length && chance(ctx, 0.9) ? safe : values);
 }
 
@@ -471,21 +753,33 @@ const HINTS: [RegExp, (ctx: Ctx, s: Schema) => string][] = [
 function genString(s: Schema, ctx: Ctx, key?: string): string {
   const min = count(s.minLength) ?? 0;
   const max = count(s.maxLength) ?? Infinity;
+  // Longer than the bytes left: it cannot fit.
+  if (min > ctx.left) return cut(ctx) ?? "";
   const formatted = typeof s.format === "string" ? formatValue(s.format, ctx) : undefined;
-  if (formatted !== undefined) return formatted;
+  if (formatted !== undefined) return spent(ctx, formatted);
   if (typeof s.pattern === "string") {
-    const ast = parsePattern(s.pattern);
-    const re = compile(s.pattern);
-    for (let t = 0; ast && t < 5; t++) {
-      const v = genAlts(ast, ctx);
-      const len = Array.from(v).length;
-      if ((!re || re.test(v)) && len >= min && len <= max) return v;
+    const pattern = parsedPattern(s.pattern, ctx);
+    if (pattern) {
+      const fits = (v: string | undefined): v is string => {
+        if (v === undefined) return false;
+        const len = Array.from(v).length;
+        return len >= min && len <= max && pattern.test(v);
+      };
+      // A few draws; then the shortest string the pattern takes.
+      const room = Math.min(max, ctx.left);
+      for (let t = 0; !ctx.minimal && t < 5; t++) {
+        const v = genAlts(pattern.ast, ctx, room, false);
+        if (fits(v)) return spent(ctx, v);
+      }
+      if (pattern.least > ctx.left) return cut(ctx) ?? "";
+      const v = genAlts(pattern.ast, ctx, room, true);
+      if (fits(v)) return spent(ctx, v);
     }
   }
   const name = key === undefined ? undefined : snake(key);
   const hint = name === undefined ? undefined : HINTS.find(([re]) => re.test(name));
   const text = hint ? hint[1](ctx, s) : Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
-  return fit(text, min, max, ctx);
+  return spent(ctx, fit(text, min, max, ctx));
 }
 
 /** Pads with words up to `min` code points and cuts at `max`. */
@@ -531,11 +825,44 @@ function formatValue(format: string, ctx: Ctx): string | undefined {
 /** A quantified atom: a set of characters to pick from, or a group of alternatives. */
 interface Atom { set: string[]; alts?: Atom[][]; min: number; max: number }
 
+/** A parsed pattern: its syntax tree, the length of its shortest match, and a check of a value against the real regex. */
+interface Pattern {
+  ast: Atom[][];
+  /** The fewest characters a match has. */
+  least: number;
+  test(v: string): boolean;
+}
+
 const ESCAPES: Record<string, string> = { d: DIGITS, w: LOWER + LOWER.toUpperCase() + DIGITS + "_", s: " ", n: "\n", t: "\t" };
+/** Longer patterns are not parsed (the string is then made of words). */
+const MAX_PATTERN = 4_096;
+/** Characters of all the classes of one pattern. */
+const MAX_CLASS_CHARS = 20_000;
+/** Groups nested deeper than this are not parsed. */
+const MAX_GROUP_DEPTH = 32;
+/** Values longer than this are not checked against the real regex (its backtracking could take long). */
+const MAX_TESTED = 1_024;
+
+/** A pattern parsed once per sample (undefined when it is outside the supported subset). */
+function parsedPattern(source: string, ctx: Ctx): Pattern | undefined {
+  if (ctx.patterns.has(source)) return ctx.patterns.get(source);
+  ctx.work -= source.length;
+  const parsed = source.length <= MAX_PATTERN ? parsePattern(source) : undefined;
+  let pattern: Pattern | undefined;
+  if (parsed) {
+    const re = compile(source);
+    // Nested repetitions ((a+)+) can make a backtracking regex slow: the tree alone is trusted for them.
+    const nested = hasNestedRepeat(parsed.ast);
+    pattern = { ast: parsed.ast, least: altsLeast(parsed.ast), test: (v) => !re || nested || v.length > MAX_TESTED || re.test(v) };
+  }
+  ctx.patterns.set(source, pattern);
+  return pattern;
+}
 
 /** Parses the supported subset; undefined for anything else (negated classes, lookarounds, \b, ...). */
-function parsePattern(p: string): Atom[][] | undefined {
+function parsePattern(p: string): { ast: Atom[][] } | undefined {
   let i = 0;
+  let classChars = 0;
   const fail = (): never => {
     throw new Error("unsupported pattern");
   };
@@ -546,42 +873,56 @@ function parsePattern(p: string): Atom[][] | undefined {
   };
   const charClass = (): string[] => {
     if (p[i] === "^") fail();
-    const set: string[] = [];
+    const set = new Set<string>();
+    const add = (c: string) => {
+      if (++classChars > MAX_CLASS_CHARS) fail();
+      set.add(c);
+    };
     while (p[i] !== "]") {
       if (i >= p.length) fail();
       const c = p[i++];
-      if (c === "\\") set.push(...escape());
+      if (c === "\\") escape().forEach(add);
       else if (p[i] === "-" && i + 1 < p.length && p[i + 1] !== "]") {
         const [a, b] = [c.charCodeAt(0), p.charCodeAt(i + 1)];
         i += 2;
         if (b < a || b - a > 5000) fail();
-        for (let x = a; x <= b; x++) set.push(String.fromCharCode(x));
-      } else set.push(c);
+        for (let x = a; x <= b; x++) add(String.fromCharCode(x));
+      } else add(c);
     }
     i++;
-    return set.length ? set : fail();
+    return set.size ? [...set] : fail();
   };
   const quantify = (atom: Atom): Atom => {
-    const q = /^(?:[*+?]|\{(\d+)(,(\d*))?\})/.exec(p.slice(i));
+    const q = /^(?:[*+?]|\{(\d+)(,(\d*))?\})/.exec(p.slice(i, i + 40));
     if (!q) return atom;
     i += q[0].length;
     if (q[1] !== undefined) [atom.min, atom.max] = [+q[1], q[2] === undefined ? +q[1] : q[3] ? +q[3] : +q[1] + 3];
     else [atom.min, atom.max] = q[0] === "*" ? [0, 3] : q[0] === "+" ? [1, 4] : [0, 1];
-    if (atom.max > 10_000 || atom.max < atom.min) fail();
+    if (!Number.isSafeInteger(atom.max) || atom.max < atom.min) fail();
     if (p[i] === "?") i++; // lazy modifier
     return atom;
   };
-  const alternatives = (): Atom[][] => {
+  const alternatives = (depth: number): Atom[][] => {
+    if (depth > MAX_GROUP_DEPTH) fail();
     const alts: Atom[][] = [[]];
     while (i < p.length && p[i] !== ")") {
       const c = p[i++];
       if (c === "|") alts.push([]);
-      if (c === "|" || c === "^" || c === "$") continue;
+      if (c === "|") continue;
+      // Anchors only where they mean "start" and "end" (elsewhere the real regex would differ).
+      if (c === "^") {
+        if (alts[alts.length - 1].length > 0) fail();
+        continue;
+      }
+      if (c === "$") {
+        if (i < p.length && p[i] !== "|" && p[i] !== ")") fail();
+        continue;
+      }
       let atom: Atom = { set: [c], min: 1, max: 1 };
       if (c === "(") {
         if (p.startsWith("?:", i)) i += 2;
         else if (p[i] === "?") fail();
-        atom = { set: [], alts: alternatives(), min: 1, max: 1 };
+        atom = { set: [], alts: alternatives(depth + 1), min: 1, max: 1 };
         if (p[i++] !== ")") fail();
       } else if (c === "[") atom.set = charClass();
       else if (c === "\\") atom.set = escape();
@@ -592,17 +933,57 @@ function parsePattern(p: string): Atom[][] | undefined {
     return alts;
   };
   try {
-    const ast = alternatives();
-    return i === p.length ? ast : undefined;
+    const ast = alternatives(0);
+    return i === p.length ? { ast } : undefined;
   } catch {
     return undefined;
   }
 }
 
-function genAlts(alts: Atom[][], ctx: Ctx): string {
-  let out = "";
-  for (const a of pick(ctx, alts)) for (let n = int(ctx, a.min, a.max); n > 0; n--) out += a.alts ? genAlts(a.alts, ctx) : pick(ctx, a.set);
-  return out;
+/** The fewest characters a match of these alternatives has. */
+function altsLeast(alts: Atom[][]): number {
+  let best = Infinity;
+  for (const seq of alts) {
+    let n = 0;
+    for (const a of seq) n += a.min * (a.alts ? altsLeast(a.alts) : 1);
+    best = Math.min(best, n);
+  }
+  return best === Infinity ? 0 : best;
+}
+
+function hasNestedRepeat(alts: Atom[][], inside = false): boolean {
+  return alts.some((seq) => seq.some((a) => {
+    const repeats = a.max > 1;
+    if (repeats && inside) return true;
+    return a.alts !== undefined && hasNestedRepeat(a.alts, inside || repeats);
+  }));
+}
+
+/**
+ * A string the alternatives match, at most `limit` characters (undefined past
+ * it). Each repetition is drawn from its minimum to at most REPEAT_EXTRA more;
+ * `least` takes every minimum and the shortest alternative.
+ */
+function genAlts(alts: Atom[][], ctx: Ctx, limit: number, least: boolean): string | undefined {
+  const parts: string[] = [];
+  let length = 0;
+  const walk = (choices: Atom[][]): boolean => {
+    const seq = least ? choices.reduce((a, b) => (altsLeast([b]) < altsLeast([a]) ? b : a)) : pick(ctx, choices);
+    for (const a of seq) {
+      const times = least ? a.min : int(ctx, a.min, Math.min(a.max, a.min + REPEAT_EXTRA));
+      for (let n = times; n > 0; n--) {
+        if (--ctx.work < 0) return false;
+        if (a.alts) {
+          if (!walk(a.alts)) return false;
+        } else {
+          parts.push(pick(ctx, a.set));
+          if (++length > limit) return false;
+        }
+      }
+    }
+    return true;
+  };
+  return walk(alts) ? parts.join("") : undefined;
 }
 
 function compile(p: string): RegExp | undefined {

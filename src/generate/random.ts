@@ -12,7 +12,8 @@ import { callableTools } from "./auto.js";
 import { chunkText } from "./chunk.js";
 import type { GenerateContext } from "./context.js";
 import { hashString } from "./hash.js";
-import { sampleJsonSchema } from "./json-schema-sample.js";
+import { ANSWER_BYTES, CALL_BYTES, MAX_CALLS, MAX_DELTAS, schemaTooLarge, userTextWithin } from "./budgets.js";
+import { sampleWithin } from "./json-schema-sample.js";
 import type { Plan, PlanItem, PlanOutcome } from "./plan.js";
 import type { Rng } from "./rng.js";
 import { countTokens } from "./tokens.js";
@@ -40,7 +41,7 @@ export function planRandom(settings: RandomSettings, ctx: GenerateContext, scena
   const { rng, request } = ctx;
   const id = ctx.ids.response();
   const chunkRange = settings.chunkTokens ?? [1, 3];
-  const chunks = (text: string) => chunkText(text, rng, Math.max(1, chunkRange[0]), Math.max(1, chunkRange[1]));
+  const chunks = (text: string) => chunkText(text, rng, Math.max(1, chunkRange[0]), Math.max(1, chunkRange[1]), MAX_DELTAS);
   const paragraph = () => {
     const n = between(rng, settings.sentences ?? [1, 4]);
     return Array.from({ length: Math.max(1, n) }, () => sentenceFrom(rng.pick)).join(" ");
@@ -61,11 +62,20 @@ export function planRandom(settings: RandomSettings, ctx: GenerateContext, scena
       const parallel = request.parallel_tool_calls ?? true;
       let n = parallel ? Math.max(1, between(rng, settings.toolCalls ?? [1, 3])) : 1;
       if (request.max_tool_calls) n = Math.min(n, request.max_tool_calls);
-      const userText = lastUserText(ctx.items);
+      n = Math.min(n, MAX_CALLS);
+      const userText = userTextWithin(lastUserText(ctx.items));
+      // Each call's arguments within CALL_BYTES, all of them within ANSWER_BYTES: past that, no more calls.
+      let left = ANSWER_BYTES;
       for (let i = 0; i < n; i++) {
         const tool: FunctionToolParam = rng.pick(tools);
-        const args = JSON.stringify(sampleJsonSchema(tool.parameters ?? { type: "object", properties: {} }, rng, { places: properNames(userText) }));
-        items.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunks(args) });
+        const budget = Math.min(CALL_BYTES, left);
+        const args = sampleWithin(tool.parameters ?? { type: "object", properties: {} }, rng, { places: properNames(userText), maxBytes: budget });
+        if (!args.ok) {
+          if (i > 0 && budget < CALL_BYTES) break;
+          throw schemaTooLarge(`tools[${(request.tools ?? []).indexOf(tool)}].parameters`, `tool '${tool.name}'`, args, CALL_BYTES);
+        }
+        left -= args.json.length;
+        items.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunks(args.json) });
       }
       break;
     }
@@ -98,7 +108,7 @@ export function planRandom(settings: RandomSettings, ctx: GenerateContext, scena
     }
     case "vendor_item": {
       items.push({ kind: "vendor_event", event: { type: "mock:progress", stage: "searching" } });
-      items.push({ kind: "vendor_item", item: { type: "mock:search_call", id: ctx.ids.item("sc"), status: "completed", query: lastUserText(ctx.items).slice(0, 80), results: between(rng, [0, 5]) } });
+      items.push({ kind: "vendor_item", item: { type: "mock:search_call", id: ctx.ids.item("sc"), status: "completed", query: userTextWithin(lastUserText(ctx.items)).slice(0, 80), results: between(rng, [0, 5]) } });
       items.push(message(paragraph()));
       break;
     }

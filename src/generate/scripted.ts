@@ -11,16 +11,27 @@ import { ApiError, type ErrorPayload, type FunctionToolParam } from "../spec/ind
 import { assemblePlan } from "./assemble.js";
 import { chunkChars, chunkText } from "./chunk.js";
 import type { GenerateContext } from "./context.js";
-import { sampleJsonSchema } from "./json-schema-sample.js";
+import { CALL_BYTES, MAX_FILLED_DELTAS, schemaTooLarge, userTextWithin } from "./budgets.js";
+import { sampleWithin } from "./json-schema-sample.js";
 import type { Plan, PlanItem, PlanOutcome } from "./plan.js";
 import type { Rng } from "./rng.js";
 import { properNames } from "./words.js";
 
-/** Splits text as a step asks, or in 1-3 token deltas from the seed. */
-export function chunkWith(text: string, chunking: Chunking | undefined, rng: Rng): string[] {
-  if (chunking?.chars) return chunkChars(text, chunking.chars);
-  if (chunking?.tokens) return chunkText(text, rng, chunking.tokens, chunking.tokens);
-  return chunkText(text, rng);
+/** Splits text as a step asks, or in 1-3 token deltas from the seed; at most `maxDeltas` deltas (longer ones past that). */
+export function chunkWith(text: string, chunking: Chunking | undefined, rng: Rng, maxDeltas = Infinity): string[] {
+  if (chunking?.chars) return chunkChars(text, chunking.chars, maxDeltas);
+  if (chunking?.tokens) return chunkText(text, rng, chunking.tokens, chunking.tokens, maxDeltas);
+  return chunkText(text, rng, 1, 3, maxDeltas);
+}
+
+/**
+ * A step's text with the request's values filled in, and its chunks: a text
+ * that holds request values (a long `{{input}}`) streams in at most
+ * MAX_FILLED_DELTAS deltas, so the stream grows with the request no faster
+ * than the text does.
+ */
+function filledChunks(text: string, chunking: Chunking | undefined, ctx: GenerateContext): string[] {
+  return chunkWith(fill(text, ctx), chunking, ctx.rng, text.includes("{{") ? MAX_FILLED_DELTAS : Infinity);
 }
 
 /** The turn a request gets: one per assistant turn already in the conversation; the last repeats. */
@@ -84,12 +95,17 @@ function fill(text: string, ctx: GenerateContext): string {
   return text.replace(/\{\{(input|tool_outputs|tool_output|model)\}\}/g, (_m, name: string) => values[name]);
 }
 
-function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: GenerateContext): string {
-  if (typeof step.arguments === "string") return step.arguments;
-  if (step.arguments) return JSON.stringify(step.arguments);
-  const tool = (ctx.request.tools ?? []).find((t): t is FunctionToolParam => t.type === "function" && (t as FunctionToolParam).name === step.name);
-  const userText = lastUserText(ctx.items);
-  return JSON.stringify(sampleJsonSchema(tool?.parameters ?? { type: "object", properties: {} }, ctx.rng, { words: userText.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [], places: properNames(userText) }));
+/** A step's arguments: as scripted, or sampled from the request's tool of that name (within CALL_BYTES). */
+function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: GenerateContext): { text: string; sampled: boolean } {
+  if (typeof step.arguments === "string") return { text: step.arguments, sampled: false };
+  if (step.arguments) return { text: JSON.stringify(step.arguments), sampled: false };
+  const tools = ctx.request.tools ?? [];
+  const index = tools.findIndex((t) => t.type === "function" && (t as FunctionToolParam).name === step.name);
+  const schema = index >= 0 ? (tools[index] as FunctionToolParam).parameters : undefined;
+  const userText = userTextWithin(lastUserText(ctx.items));
+  const sample = sampleWithin(schema ?? { type: "object", properties: {} }, ctx.rng, { words: userText.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [], places: properNames(userText), maxBytes: CALL_BYTES });
+  if (!sample.ok) throw schemaTooLarge(`tools[${index}].parameters`, `tool '${step.name}'`, sample, CALL_BYTES);
+  return { text: sample.json, sampled: true };
 }
 
 /** Turns scripted steps into plan items (ids drawn from the rng in order). */
@@ -100,29 +116,26 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "message": {
         const parts: Extract<PlanItem, { kind: "message" }>["parts"] = [];
         if (step.text !== undefined) {
-          parts.push({ type: "output_text", chunks: chunkWith(fill(step.text, ctx), step.chunk, rng), annotations: step.annotations?.map((a) => ({ ...a, type: "url_citation" as const })) });
+          parts.push({ type: "output_text", chunks: filledChunks(step.text, step.chunk, ctx), annotations: step.annotations?.map((a) => ({ ...a, type: "url_citation" as const })) });
         }
-        if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: chunkWith(fill(step.refusal, ctx), step.chunk, rng) });
+        if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: filledChunks(step.refusal, step.chunk, ctx) });
         return { kind: "message", id: ctx.ids.item("msg"), phase: step.phase, parts, delayMs: step.delayMs };
       }
       case "reasoning":
         return {
           kind: "reasoning",
           id: ctx.ids.item("rs"),
-          summary: step.summary.map((s) => chunkWith(fill(s, ctx), step.chunk, rng)),
-          content: step.text !== undefined ? [chunkWith(fill(step.text, ctx), step.chunk, rng)] : undefined,
+          summary: step.summary.map((s) => filledChunks(s, step.chunk, ctx)),
+          content: step.text !== undefined ? [filledChunks(step.text, step.chunk, ctx)] : undefined,
           encrypted_content: step.encrypted_content,
           delayMs: step.delayMs,
         };
-      case "function_call":
-        return {
-          kind: "function_call",
-          id: ctx.ids.item("fc"),
-          call_id: step.call_id ?? ctx.ids.call(),
-          name: step.name,
-          chunks: chunkWith(argumentsOf(step, ctx), step.chunk, rng),
-          delayMs: step.delayMs,
-        };
+      case "function_call": {
+        const id = ctx.ids.item("fc");
+        const call_id = step.call_id ?? ctx.ids.call();
+        const args = argumentsOf(step, ctx);
+        return { kind: "function_call", id, call_id, name: step.name, chunks: chunkWith(args.text, step.chunk, rng, args.sampled ? MAX_FILLED_DELTAS : Infinity), delayMs: step.delayMs };
+      }
       case "vendor_item": {
         const id = step.item.id ?? ctx.ids.item(step.item.type.split(":")[1].replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "item");
         return { kind: "vendor_item", item: { ...step.item, id }, delayMs: step.delayMs };

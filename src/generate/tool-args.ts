@@ -6,7 +6,8 @@
  * places and files the user named. Pure: randomness from the rng only.
  */
 import type { FunctionToolParam } from "../spec/index.js";
-import { sampleJsonSchema, SAFE_COMMANDS } from "./json-schema-sample.js";
+import { sampleWithin, SAFE_COMMANDS, type BoundedSample } from "./json-schema-sample.js";
+import { CALL_BYTES } from "./budgets.js";
 import type { Rng } from "./rng.js";
 import { filesIn, requestPhrase, requestSentence } from "./tool-pick.js";
 import { properNames } from "./words.js";
@@ -57,15 +58,21 @@ export function shellCommandFor(text: string, rng: Rng): string {
 /** The words of the user's message that make plausible free text (longer than two letters). */
 const userWords = (text: string) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 2);
 
-/** A JSON object of arguments for `tool`, from the user's last message and the rng. */
+/** A JSON object of arguments for `tool`, from the user's last message and the rng ({} when none fits CALL_BYTES). */
 export function toolArguments(tool: FunctionToolParam, userText: string, rng: Rng, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const sample = toolArgumentsWithin(tool, userText, rng, overrides);
+  return sample.ok ? (sample.value as Record<string, unknown>) : {};
+}
+
+/** Arguments for `tool` whose JSON fits `maxBytes`, or why there are none (see sampleWithin). */
+export function toolArgumentsWithin(tool: FunctionToolParam, userText: string, rng: Rng, overrides: Record<string, unknown> = {}, maxBytes = CALL_BYTES): BoundedSample {
   const params = tool.parameters;
   // No schema, or one that does not say what it is: arguments are still an object.
   const schema =
     !params || (params.type === undefined && typeof params.$ref !== "string" && !Array.isArray(params.anyOf) && !Array.isArray(params.oneOf) && !Array.isArray(params.allOf))
       ? { type: "object", properties: {}, ...(params ?? {}) }
       : params;
-  const value = sampleJsonSchema(schema, rng, {
+  const sample = sampleWithin(schema, rng, {
     words: userWords(userText),
     places: properNames(userText),
     phrase: requestPhrase(userText) || undefined,
@@ -73,6 +80,9 @@ export function toolArguments(tool: FunctionToolParam, userText: string, rng: Rn
     command: shellCommandFor(userText, rng),
     optionalChance,
     overrides,
+    maxBytes,
   });
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  // Arguments are an object, whatever the schema says.
+  if (sample.ok && (typeof sample.value !== "object" || sample.value === null || Array.isArray(sample.value))) return { ok: true, value: {}, json: "{}" };
+  return sample;
 }

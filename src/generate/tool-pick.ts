@@ -6,6 +6,7 @@
  * rng is the only source of choice.
  */
 import type { FunctionToolParam } from "../spec/index.js";
+import { MAX_CALLS } from "./budgets.js";
 import type { Rng } from "./rng.js";
 import { properNames } from "./words.js";
 
@@ -84,7 +85,7 @@ export function nameWords(name: string): string[] {
 
 /** The user's request in a few words, stopwords dropped, case kept: "weather Paris Tokyo". */
 export function requestPhrase(text: string, max = 6): string {
-  return rawWords(text).filter((w) => !STOPWORDS.has(w.toLowerCase())).slice(0, max).join(" ");
+  return rawWords(text).filter((w) => w.length <= 40 && !STOPWORDS.has(w.toLowerCase())).slice(0, max).join(" ");
 }
 
 /** The user's request as one short line of prose (for `objective`, `prompt`, `task`...), or undefined. */
@@ -95,16 +96,63 @@ export function requestSentence(text: string, max = 120): string | undefined {
   return cut.charAt(0).toUpperCase() + cut.slice(1);
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** ASCII letters lowercased, nothing else changed (positions stay the same). */
+const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
-/** Where the user's text names a tool (its identifier, or its words in a row), or -1. */
-function mentionAt(tool: FunctionToolParam, text: string): number {
-  const exact = new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRe(tool.name)}($|[^\\p{L}\\p{N}_])`, "iu").exec(text);
-  if (exact) return exact.index;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+const SPACE = /^\s$/u;
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/** The code point that ends just before `i` (its start and text), or undefined at the start. */
+function before(text: string, i: number): { at: number; ch: string } | undefined {
+  if (i <= 0) return undefined;
+  const at = i >= 2 && (text.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(i - 2) & 0xfc00) === 0xd800 ? i - 2 : i - 1;
+  return { at, ch: text.slice(at, i) };
+}
+
+/** Whether a code point is a letter or digit (or `_`, when it counts). */
+function isWordChar(ch: string | undefined, underscore: boolean): boolean {
+  if (ch === undefined || ch === "") return false;
+  const c = ch.charCodeAt(0);
+  if (c < 128) return isAsciiAlnum(c) || (underscore && c === 95);
+  return LETTER_OR_DIGIT.test(ch);
+}
+
+const codePointAt = (text: string, i: number): string | undefined => (i < text.length ? String.fromCodePoint(text.codePointAt(i)!) : undefined);
+
+/**
+ * Where the user's text names a tool — its identifier between non-word
+ * characters, or its words in a row joined by spaces, `_` or `-` — or -1 (the
+ * index of the character before the name, as a regex with a leading
+ * `(^|[^\p{L}\p{N}_])` gives it). Case-insensitive for ASCII. Plain scans: a
+ * Unicode regex per tool costs about a millisecond to compile.
+ */
+function mentionAt(tool: FunctionToolParam, text: string, lower: string): number {
+  const name = asciiLower(tool.name);
+  for (let at = lower.indexOf(name); at >= 0 && name.length > 0; at = lower.indexOf(name, at + 1)) {
+    const prev = before(text, at);
+    if (isWordChar(prev?.ch, true) || isWordChar(codePointAt(text, at + name.length), true)) continue;
+    return prev ? prev.at : 0;
+  }
   const parts = nameWords(tool.name);
   if (parts.length < 2) return -1;
-  const spaced = new RegExp(`(^|[^\\p{L}\\p{N}])${parts.map(escapeRe).join("[\\s_-]+")}($|[^\\p{L}\\p{N}])`, "iu").exec(text);
-  return spaced ? spaced.index : -1;
+  for (let at = lower.indexOf(parts[0]); at >= 0; at = lower.indexOf(parts[0], at + 1)) {
+    const prev = before(text, at);
+    if (isWordChar(prev?.ch, false)) continue;
+    let pos = at + parts[0].length;
+    let ok = true;
+    for (const part of parts.slice(1)) {
+      const from = pos;
+      for (let ch = codePointAt(text, pos); ch !== undefined && (ch === "_" || ch === "-" || SPACE.test(ch)); ch = codePointAt(text, pos)) pos += ch.length;
+      if (pos === from || !lower.startsWith(part, pos)) {
+        ok = false;
+        break;
+      }
+      pos += part.length;
+    }
+    if (ok && !isWordChar(codePointAt(text, pos), false)) return prev ? prev.at : 0;
+  }
+  return -1;
 }
 
 interface Scored {
@@ -116,7 +164,7 @@ interface Scored {
   weight: number;
 }
 
-function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored {
+function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: string, named: NamedThings): Scored {
   const names = nameWords(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem);
   const desc = new Set(contentWords(tool.description ?? ""));
   const nameHits = new Set(names.filter((w) => user.has(w)));
@@ -124,7 +172,7 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored
   const shellTool = names.some((w) => SHELL_TOOL.has(w));
   const shellAsked = [...user].some((w) => SHELL_INTENT.has(w));
   const reserved = RESERVED.test(tool.description ?? "");
-  const mention = mentionAt(tool, text);
+  const mention = mentionAt(tool, text, lower);
   let s = 3 * nameHits.size + Math.min(descHits, 3) + (shellTool && shellAsked ? 2 : 0) - (reserved ? 2 : 0);
   if (mention >= 0) s += 100;
   // With no signal at all: prefer a shell tool, then read-only tools; rarely reserved or mutating ones,
@@ -132,7 +180,7 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string): Scored
   // URL the user did not give (view_image's path).
   const all = nameWords(tool.name);
   const kind = reserved ? 0.1 : shellTool ? 6 : all.some((w) => READ_ONLY.has(w)) ? 1.5 : all.some((w) => MUTATING.has(w)) ? 0.4 : 1;
-  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text) ? 0.2 : 1);
+  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text, named) ? 0.2 : 1);
   return { tool, score: s, nameHits, mention, weight };
 }
 
@@ -160,7 +208,9 @@ function weightedPick<T extends { weight: number }>(list: T[], rng: Rng): T {
 export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): FunctionToolParam[] {
   if (tools.length === 0) return [];
   const user = new Set(contentWords(text));
-  const scored = tools.map((t) => score(t, user, text));
+  const lower = asciiLower(text);
+  const named = namedThings(text);
+  const scored = tools.map((t) => score(t, user, text, lower, named));
   const best = Math.max(...scored.map((s) => s.score));
   const first = best > 0 ? rng.pick(scored.filter((s) => s.score === best)) : weightedPick(scored, rng);
   const chosen = [first];
@@ -191,15 +241,18 @@ export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): F
 const URL_RE = /https?:\/\/[^\s)'"<>\]]+/g;
 const FILE_RE = /(?:\.{1,2}\/)?(?:[\w@-]+\/)*[\w@-]+\.[A-Za-z][A-Za-z0-9]{0,5}\b/g;
 
+/** Longer URLs and file names are not taken from the user's text. */
+const MAX_TARGET = 2_048;
+
 /** URLs in a text, without trailing punctuation. */
 export function urlsIn(text: string): string[] {
-  return unique((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")));
+  return unique((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")).filter((u) => u.length <= MAX_TARGET));
 }
 
 /** File names and relative paths in a text (`README.md`, `src/index.ts`), URLs left out. */
 export function filesIn(text: string): string[] {
   // "e.g" and "i.e" are not files; a one-letter name is one only inside a folder ("docs/a.png").
-  return unique((text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f)));
+  return unique((text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f) && f.length <= MAX_TARGET));
 }
 
 function unique(list: string[]): string[] {
@@ -221,8 +274,23 @@ const PLACE_KEY = /(^|_)(cit(y|ies)|location|place|town|destination|region)$/;
 const FILE_KEY = /(^|_)(path|file|filename|file_name|filepath|file_path)$/;
 const URL_KEY = /(^|_)(url|uri|link)$/;
 
+/** The places, files and URLs a text names, each found once (on first use) however many tools ask. */
+interface NamedThings {
+  places(): string[];
+  files(): string[];
+  urls(): string[];
+}
+
+function namedThings(text: string): NamedThings {
+  const once = <T>(f: () => T) => {
+    let value: T | undefined;
+    return () => (value ??= f());
+  };
+  return { places: once(() => properNames(text)), files: once(() => filesIn(text)), urls: once(() => urlsIn(text)) };
+}
+
 /** The top-level property that takes the things the user names, and those things (places, files, URLs). */
-export function namedTargets(tool: FunctionToolParam, text: string): { key: string; values: string[] } | undefined {
+export function namedTargets(tool: FunctionToolParam, text: string, named = namedThings(text)): { key: string; values: string[] } | undefined {
   const params = tool.parameters;
   const props = isObj(params) && isObj(params.properties) ? params.properties : {};
   const required = new Set(isObj(params) && Array.isArray(params.required) ? params.required : []);
@@ -230,7 +298,7 @@ export function namedTargets(tool: FunctionToolParam, text: string): { key: stri
   for (const key of keys) {
     if (!plainString(props[key])) continue;
     const k = snake(key);
-    const values = PLACE_KEY.test(k) ? properNames(text) : FILE_KEY.test(k) ? filesIn(text) : URL_KEY.test(k) ? urlsIn(text) : [];
+    const values = PLACE_KEY.test(k) ? named.places() : FILE_KEY.test(k) ? named.files() : URL_KEY.test(k) ? named.urls() : [];
     if (values.length > 0) return { key, values };
   }
   return undefined;
@@ -238,15 +306,16 @@ export function namedTargets(tool: FunctionToolParam, text: string): { key: stri
 
 /**
  * The calls to make: each chosen tool once per thing the user names for it,
- * capped by `max_tool_calls`; a single call when parallel calls are off.
+ * capped by `max_tool_calls` and MAX_CALLS; a single call when parallel calls are off.
  */
 export function planToolCalls(tools: FunctionToolParam[], options: PickOptions, rng: Rng): PlannedCall[] {
   const calls: PlannedCall[] = [];
+  const named = namedThings(options.text);
   for (const tool of pickTools(tools, options.text, rng)) {
-    const targets = namedTargets(tool, options.text);
+    const targets = namedTargets(tool, options.text, named);
     if (!targets) calls.push({ tool, overrides: {} });
     else for (const value of targets.values) calls.push({ tool, overrides: { [targets.key]: value } });
   }
-  const cap = options.parallel ? (options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity) : 1;
+  const cap = options.parallel ? Math.min(MAX_CALLS, options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity) : 1;
   return calls.slice(0, cap);
 }

@@ -53,12 +53,13 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
     }
     case "too_big":
     case "too_small": {
-      const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown };
+      const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown; input?: unknown };
       const bound = issue.code === "too_big" ? `at most ${String(i.maximum)}` : `at least ${String(i.minimum)}`;
       const unit = i.origin === "string" ? " characters" : i.origin === "array" ? " items" : "";
+      const length = typeof i.input === "string" || Array.isArray(i.input) ? ` (got ${i.input.length})` : "";
       return {
         code: issue.code === "too_big" ? "value_above_maximum" : "value_below_minimum",
-        message: custom && !/^Too /.test(custom) ? `Invalid value for ${where}: ${custom}.` : `Invalid value for ${where}: must be ${bound}${unit}.`,
+        message: custom && !/^Too /.test(custom) ? `Invalid value for ${where}: ${custom}${length}.` : `Invalid value for ${where}: must be ${bound}${unit}${length}.`,
       };
     }
     case "invalid_format":
@@ -82,7 +83,10 @@ export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] 
   const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown; input?: unknown };
   const limit = issue.code === "too_big" ? i.maximum : issue.code === "too_small" ? i.minimum : undefined;
   const bound = i.origin === "number" && typeof limit === "number" ? { side: issue.code === "too_big" ? ("above" as const) : ("below" as const), limit, got: i.input } : undefined;
-  return new ApiError({ status: 400, type: "invalid_request", code, param, message, bound });
+  // A string or list over its maximum length (dialects spell these their own way: OpenAI's `array_above_max_length`).
+  const kind = typeof i.input === "string" ? ("string" as const) : Array.isArray(i.input) ? ("array" as const) : undefined;
+  const length = issue.code === "too_big" && kind && typeof limit === "number" ? { kind, limit, got: (i.input as string | unknown[]).length } : undefined;
+  return new ApiError({ status: 400, type: "invalid_request", code, param, message, bound, length });
 }
 
 /** Parses `value` with `schema`, or throws the 400 that describes the first problem. */

@@ -197,6 +197,12 @@ class Connection {
     this.ws.terminate();
   }
 
+  /**
+   * Plays the queued turns in order. Between two turns the event loop gets a
+   * turn of its own (setImmediate): a burst of messages answered with no
+   * pacing would otherwise run every turn in one go, and hold other
+   * connections, requests and `/health` until the last one.
+   */
   private async drain(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -204,6 +210,7 @@ class Connection {
       while (!this.closed && this.queue.length > 0) {
         const { data, isBinary } = this.queue.shift()!;
         await this.turn(data, isBinary);
+        if (this.queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.running = false;

@@ -6,8 +6,16 @@
  */
 import { z } from "zod";
 
-/** Longest string the spec allows for text input fields. */
+/** Longest string the spec allows for text input fields (OpenAI refuses longer ones too: `string_above_max_length`). */
 export const MAX_TEXT = 10_485_760;
+
+/**
+ * Most tools one request may carry: OpenAI refuses more with a 400
+ * `array_above_max_length` at `tools` ("Expected an array with maximum length
+ * 128"). Both policies keep to it: a request with thousands of tools costs
+ * the mock a lot and no real server accepts it.
+ */
+export const MAX_TOOLS = 128;
 
 /**
  * A vendor extension type: an implementor slug, a colon, a name
@@ -65,14 +73,36 @@ export const JsonSchemaObject = z.record(z.string(), z.unknown());
 /** The deepest nesting of arrays and objects accepted in any JSON the server reads. */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether a parsed JSON value nests arrays/objects deeper than `max` (iterative: no recursion to overflow). */
+/**
+ * Whether a parsed JSON value nests arrays/objects deeper than `max`
+ * (iterative: no recursion to overflow; two flat stacks and no per-node
+ * allocation, since every request body goes through it).
+ */
 export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
+  if (value === null || typeof value !== "object") return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const v = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (child !== null && typeof child === "object") {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const k in v) {
+        const child: unknown = (v as Record<string, unknown>)[k];
+        if (child !== null && typeof child === "object") {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
   return false;
 }

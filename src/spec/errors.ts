@@ -46,8 +46,19 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   /** For a number out of its range: which bound, and the value sent (dialects spell these errors their own way). */
   readonly bound?: { side: "below" | "above"; limit: number; got: unknown };
+  /** For a string or list longer than its maximum: which, the maximum and its length (dialects spell these their own way). */
+  readonly length?: { kind: "string" | "array"; limit: number; got: number };
 
-  constructor(init: { status?: number; type?: string; code?: string | null; param?: string | null; message: string; headers?: Record<string, string>; bound?: ApiError["bound"] }) {
+  constructor(init: {
+    status?: number;
+    type?: string;
+    code?: string | null;
+    param?: string | null;
+    message: string;
+    headers?: Record<string, string>;
+    bound?: ApiError["bound"];
+    length?: ApiError["length"];
+  }) {
     super(init.message);
     this.name = "ApiError";
     this.type = init.type ?? "invalid_request";
@@ -56,6 +67,7 @@ export class ApiError extends Error {
     this.param = init.param ?? null;
     this.headers = init.headers ?? {};
     if (init.bound) this.bound = init.bound;
+    if (init.length) this.length = init.length;
   }
 
   /** The `{ error: {...} }` body. */

@@ -11,6 +11,7 @@ import {
   IncludeEnum,
   JsonSchemaObject,
   MAX_TEXT,
+  MAX_TOOLS,
   ReasoningEffort,
   ReasoningSummary,
   ServiceTierEnum,
@@ -77,7 +78,7 @@ export const Input = byKind({ string: z.string().max(MAX_TEXT), array: z.array(I
 /** The fields both policies type alike. */
 const common = {
   model: z.string({ error: (i) => (i.input === undefined ? "is required" : "must be a string") }),
-  instructions: z.string().nullish(),
+  instructions: z.string().max(MAX_TEXT).nullish(),
   previous_response_id: z.string().nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   max_output_tokens: z.number().int().min(16).nullish(),
@@ -102,7 +103,7 @@ export const SpecCreateResponseBody = z.strictObject({
   ...common,
   input: SpecInput,
   include: z.array(SpecIncludeEnum).optional(),
-  tools: z.array(SpecToolParam).nullish(),
+  tools: z.array(SpecToolParam).max(MAX_TOOLS).nullish(),
   tool_choice: SpecToolChoiceParam.nullish(),
   text: SpecTextParam.nullish(),
   reasoning: SpecReasoningParam.nullish(),
@@ -124,7 +125,7 @@ export const CreateResponseBody = z.object({
   ...common,
   input: Input,
   include: z.array(IncludeEnum).nullish(),
-  tools: z.array(ToolParam).nullish(),
+  tools: z.array(ToolParam).max(MAX_TOOLS).nullish(),
   tool_choice: ToolChoiceParam.nullish(),
   text: TextParam.nullish(),
   reasoning: ReasoningParam.nullish(),
@@ -152,7 +153,7 @@ true satisfies SpecCreateResponseBody extends CreateResponseBody ? true : false;
 const compactFields = {
   model: common.model,
   previous_response_id: z.string().nullish(),
-  instructions: z.string().nullish(),
+  instructions: z.string().max(MAX_TEXT).nullish(),
   prompt_cache_key: z.string().max(64).nullish(),
 };
 export const SpecCompactBody = z.strictObject({ ...compactFields, input: SpecInput.nullish() });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { sampleJsonSchema, type SampleRng, type SampleOptions } from "../../src/generate/json-schema-sample.js";
+import { sampleJsonSchema, sampleWithin, utf8Length, VALUE_BUDGET, type SampleRng, type SampleOptions } from "../../src/generate/json-schema-sample.js";
 import { canon, isObj, validate, type S } from "./schema-check.js";
 
 /** mulberry32: a tiny deterministic rng for tests. */
@@ -356,5 +356,89 @@ describe("sampleJsonSchema: values that fit the property's name", () => {
       expect(Object.keys(w)).toEqual(["a", "c"]);
       expect(w.c).toBe(7);
     }
+  });
+});
+
+describe("sampleWithin: every sample has a budget", () => {
+  const within = (schema: unknown, maxBytes: number, seed = 1) => sampleWithin(schema, rng(seed), { maxBytes });
+
+  it("refuses, without drawing it, a schema whose smallest valid value is over the budget", () => {
+    const cases: [unknown, number][] = [
+      [{ type: "string", pattern: "^(a{1000}){1000}$" }, 1_000_002],
+      [{ type: "string", minLength: 1e9 }, 1e9 + 2],
+      [{ type: "array", minItems: 1e9, items: { type: "string", minLength: 100 } }, 2 + 1e9 * 103],
+      [{ type: "object", required: ["a"], properties: { a: { type: "string", minLength: 5000 } } }, 2 + 1 + 4 + 5002],
+      [{ anyOf: [{ type: "string", minLength: 9000 }, { type: "array", minItems: 3000 }] }, 5000],
+    ];
+    for (const [schema, least] of cases) {
+      const sample = within(schema, 4096);
+      expect(sample.ok, JSON.stringify(schema)).toBe(false);
+      if (!sample.ok) expect(sample.least, JSON.stringify(schema)).toBeGreaterThanOrEqual(Math.min(least, 4097));
+    }
+  });
+
+  it("draws large maxima small: the value fits the schema and the budget", () => {
+    const schemas: S[] = [
+      { type: "string", pattern: "^[a-z]{1,10000}$" },
+      { type: "string", pattern: "^((ab|c){1,500}){1,500}$" },
+      { type: "array", maxItems: 100_000, items: { type: "string", maxLength: 100_000 } },
+      { type: "object", properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, { type: "string", minLength: 20 }])) },
+      { type: "string", minLength: 3000 },
+    ];
+    for (const schema of schemas) {
+      for (const seed of SEEDS.slice(0, 20)) {
+        const sample = within(schema, 4096, seed);
+        expect(sample.ok, JSON.stringify(schema).slice(0, 80)).toBe(true);
+        if (!sample.ok) continue;
+        expect(validate(schema, sample.value)).toEqual([]);
+        expect(utf8Length(sample.json)).toBeLessThanOrEqual(4096);
+        expect(sample.json).toBe(JSON.stringify(sample.value));
+      }
+    }
+  });
+
+  it("draws again as small as the schema allows when the first draw does not fit", () => {
+    // Optional keys each need ~1 KB: a first draw that takes several does not fit 2 KB; the smallest (required only) does.
+    const schema = { type: "object", required: ["id"], properties: { id: { type: "integer" }, ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`o${i}`, { type: "string", minLength: 1000 }])) } };
+    for (const seed of SEEDS.slice(0, 30)) {
+      const sample = within(schema, 2048, seed);
+      expect(sample.ok).toBe(true);
+      if (sample.ok) expect(validate(schema, sample.value)).toEqual([]);
+    }
+  });
+
+  it("refuses a schema that needs more values than VALUE_BUDGET, or endless required recursion", () => {
+    const many = within({ type: "array", minItems: VALUE_BUDGET + 1, items: { type: "integer" } }, 1e9);
+    expect(many).toMatchObject({ ok: false, reason: "values" });
+    const endless = within({ $defs: { n: { type: "object", properties: { a: { $ref: "#/$defs/n" }, b: { $ref: "#/$defs/n" } }, required: ["a", "b"] } }, $ref: "#/$defs/n" }, 1e9);
+    expect(endless.ok).toBe(false);
+  });
+
+  it("stops on the work budget for huge combinations instead of taking seconds", () => {
+    const allOf = { allOf: Array.from({ length: 10_000 }, (_, i) => ({ properties: { [`k${i}`]: { type: "string" } }, required: [`k${i}`] })) };
+    expect(within(allOf, 65536)).toMatchObject({ ok: false, reason: "work" });
+    // A big enum is fine once: the value is one of its values.
+    const values = Array.from({ length: 100_000 }, (_, i) => `v${i}`);
+    const sample = within({ enum: values }, 65536);
+    expect(sample.ok && values.includes(sample.value as string)).toBe(true);
+  });
+
+  it("keeps contradictory schemas best effort (small, no refusal)", () => {
+    for (const schema of [{ type: "string", minLength: 10, maxLength: 2 }, { type: "integer", minimum: 5, maximum: 1 }, { type: "array", minItems: 3, maxItems: 1 }]) {
+      const sample = within(schema, 4096);
+      expect(sample.ok).toBe(true);
+      if (sample.ok) expect(sample.json.length).toBeLessThan(100);
+    }
+  });
+
+  it("counts bytes in UTF-8", () => {
+    expect(utf8Length("aé€😀")).toBe(1 + 2 + 3 + 4);
+    const sample = within({ type: "string", const: "é".repeat(3000) }, 4096);
+    expect(sample.ok).toBe(false);
+  });
+
+  it("patterns with anchors in the middle are not parsed (the real regex would differ): the value is still a string", () => {
+    const v = sampleJsonSchema({ type: "string", pattern: "a$b|c" }, rng(1));
+    expect(typeof v).toBe("string");
   });
 });
