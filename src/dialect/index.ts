@@ -21,9 +21,6 @@ export const DIALECT_NAMES: readonly string[] = DESCRIPTIONS.map((d) => d.name);
 
 export const DEFAULT_DIALECT: Dialect = DIALECTS.get(openResponses.name)!;
 
-/** The dialect of this name, or undefined. */
-export const dialectNamed = (name: string): Dialect | undefined => DIALECTS.get(name);
-
 /** The dialect an `x-mock-dialect` header names; a 400 listing the known names otherwise. */
 export function dialectFromHeader(value: string, header = "x-mock-dialect"): Dialect {
   const dialect = DIALECTS.get(value.trim());

@@ -5,7 +5,7 @@
  * dialect may echo). The spec dialect renders every value as it is, with no
  * copy, so the default costs nothing.
  */
-import { fnv1a } from "../generate/hash.js";
+import { hashString } from "../generate/hash.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError, ErrorBody, OutputItem, ResponseResource, StreamEvent } from "../spec/index.js";
 import type { DialectDescription } from "./dialect.js";
@@ -173,21 +173,6 @@ export function renderError(d: Dialect, error: ApiError): { status: number; head
 
 // ---- headers ----------------------------------------------------------------
 
-const HEX = "0123456789abcdef";
-
-/** 32 hex characters derived from `key` (request ids). */
-function hex32(key: string): string {
-  let out = "";
-  let h = fnv1a(key);
-  for (let i = 0; i < 32; i++) {
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
-    h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
-    h = (h ^ (h >>> 15)) >>> 0;
-    out += HEX[h & 15];
-  }
-  return out;
-}
-
 /**
  * The dialect's headers on an answer: a request id derived from `key` (the
  * response id, or a per-server serial when there is none), the time spent.
@@ -196,7 +181,7 @@ export function dialectHeaders(d: Dialect, key: string, elapsedMs: number): Reco
   const h = d.headers;
   if (!h) return {};
   const out: Record<string, string> = { ...h.constant };
-  if (h.requestId) out[h.requestId.name] = `${h.requestId.prefix}${hex32(key)}`;
+  if (h.requestId) out[h.requestId.name] = `${h.requestId.prefix}${hashString(key, 32, "0123456789abcdef")}`;
   if (h.processingMs) out[h.processingMs] = String(Math.max(0, Math.round(elapsedMs)));
   return out;
 }

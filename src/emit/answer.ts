@@ -5,7 +5,7 @@
  * answer through it, so they cannot differ.
  */
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
-import { createIdSource, createRng, idSeed, planScenario, requestSeed, type Plan } from "../generate/index.js";
+import { answerIds, createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
@@ -59,10 +59,7 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const items = input.items ?? inputItems(request.input);
   const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
   const rng = createRng(seed);
-  const session = input.session ?? null;
-  const repeat = input.repeat ?? 0;
-  // The first answer of a request (no session) keeps the ids it always had; a repeat, a session or another id style draws its own.
-  const ids = createIdSource(rng, dialect.ids, session === null && repeat === 0 && dialect.ids === "open-responses" ? null : idSeed(seed, session, repeat));
+  const ids = answerIds(rng, dialect.ids, seed, input.session ?? null, input.repeat ?? 0);
   let plan: Plan;
   try {
     plan = planScenario(scenario, { request, items, rng, ids, vendorExtensions: dialect.vendorExtensions, createdAt: input.createdAt });

@@ -14,16 +14,12 @@ export function planOptions(request: CreateResponseBody): Plan["options"] {
   };
 }
 
-/** Whether the request asks for reasoning summaries (`reasoning.summary`, or the older `generate_summary`). */
-export function wantsSummary(request: CreateResponseBody): boolean {
-  const reasoning = request.reasoning as { summary?: string | null; generate_summary?: string | null } | null | undefined;
-  return Boolean(reasoning?.summary ?? reasoning?.generate_summary);
-}
+/** Whether the request asks for reasoning summaries (the request schema reads the older `generate_summary` as `summary`). */
+export const wantsSummary = (request: CreateResponseBody): boolean => Boolean(request.reasoning?.summary);
 
 /** The request fields a dialect may echo beyond the spec's. */
 export function requestEcho(request: CreateResponseBody): RequestEcho {
-  const r = request as CreateResponseBody & { user?: string | null; prompt_cache_retention?: string | null };
-  return { user: r.user, prompt_cache_retention: r.prompt_cache_retention, format: request.text?.format, reasoning: request.reasoning, service_tier: request.service_tier };
+  return { user: request.user, prompt_cache_retention: request.prompt_cache_retention, format: request.text?.format, reasoning: request.reasoning, service_tier: request.service_tier };
 }
 
 /**

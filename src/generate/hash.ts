@@ -12,15 +12,15 @@ export function fnv1a(text: string, seed = 0x811c9dc5): number {
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-/** A deterministic string of `length` base-62 characters derived from `key`. */
-export function hashString(key: string, length: number): string {
+/** A deterministic string of `length` characters of `alphabet` (base 62 unless told) derived from `key`. */
+export function hashString(key: string, length: number, alphabet = ALPHABET): string {
   let out = "";
   let h = fnv1a(key);
   for (let i = 0; i < length; i++) {
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
     h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
     h = (h ^ (h >>> 15)) >>> 0;
-    out += ALPHABET[h % 62];
+    out += alphabet[h % alphabet.length];
   }
   return out;
 }

@@ -76,3 +76,14 @@ export function createIdSource(rng: Rng | string, style: IdStyle = "open-respons
     },
   };
 }
+
+/**
+ * The id source of an answer: the k-th (`repeat`) answer to a request with
+ * this seed string, in a session or not, in an id style. The first answer
+ * outside a session in the spec's style keeps the ids it always had (the
+ * answer rng's draws); any other draws its own from `idSeed`.
+ */
+export function answerIds(rng: Rng, style: IdStyle, seed: string, session: string | null = null, repeat = 0): IdSource {
+  const own = session === null && repeat === 0 && style === "open-responses" ? null : idSeed(seed, session, repeat);
+  return createIdSource(rng, style, own);
+}

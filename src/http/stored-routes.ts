@@ -8,7 +8,7 @@ import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { z } from "zod";
 import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect/index.js";
-import { compactConversation, countInputTokens, createIdSource, createRng, idSeed, requestSeed, type Plan } from "../generate/index.js";
+import { answerIds, compactConversation, countInputTokens, createRng, requestSeed, type Plan } from "../generate/index.js";
 import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
 import { eventsOf } from "../store/response-store.js";
@@ -178,8 +178,7 @@ export function storedRoutes(deps: AppDeps) {
       const seed = requestSeed(deps.seed, body);
       const session = sessionOfContext(ctx);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);
-      const style = dialectOf(ctx, deps).ids;
-      const id = createIdSource(createRng(seed), style, session === null && repeat === 0 && style === "open-responses" ? null : idSeed(seed, session, repeat)).response();
+      const id = answerIds(createRng(seed), dialectOf(ctx, deps).ids, seed, session, repeat).response();
       const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, session)), id);
       json(ctx, deps, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
     },

@@ -4,13 +4,13 @@
  * api.openai.com differs from the spec.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DIALECT, DIALECT_NAMES, dialectFromHeader, dialectHeaders, dialectNamed, eventFrame, renderError, renderEvent, renderResponse, responseBody } from "../../src/dialect/index.js";
+import { DEFAULT_DIALECT, DIALECT_NAMES, dialectFromHeader, dialectHeaders, DIALECTS, eventFrame, renderError, renderEvent, renderResponse, responseBody } from "../../src/dialect/index.js";
 import { answerRequest } from "../../src/emit/index.js";
 import { createRegistry } from "../../src/scenario/registry.js";
 import { ApiError, CreateResponseBody, type StreamEvent } from "../../src/spec/index.js";
 import { validateScenario } from "../../src/scenario/parse.js";
 
-const openai = dialectNamed("openai")!;
+const openai = DIALECTS.get("openai")!;
 const registry = createRegistry(
   [
     validateScenario(
