@@ -36,6 +36,7 @@ import { expectConformantStream, expectValidResponse } from "../support/conforma
 import { recordingFetch, type Exchange } from "../support/recording-fetch.js";
 import { useServer } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
+import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
 type Dialect = "open-responses" | "openai";
 const DIALECTS: Dialect[] = ["open-responses", "openai"];
@@ -118,29 +119,7 @@ const EXPECTED: Record<string, Expectation> = {
 
 // ---- requests -------------------------------------------------------------------
 
-const TOOLS: OpenAI.Responses.FunctionTool[] = [
-  {
-    type: "function",
-    name: "get_weather",
-    description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
-    strict: false,
-  },
-  {
-    type: "function",
-    name: "get_time",
-    description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
-    strict: false,
-  },
-  {
-    type: "function",
-    name: "create_calendar_event",
-    description: "Creates an event in the user's calendar",
-    parameters: { type: "object", properties: { title: { type: "string" }, start: { type: "string" } }, required: ["title", "start"] },
-    strict: false,
-  },
-];
+const TOOLS: OpenAI.Responses.FunctionTool[] = LIBRARY_TOOLS_NOT_STRICT;
 
 function bodyFor(name: string): Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream"> {
   const body: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream"> = { model: "mock-model-1", input: "What's the weather in Paris today?", tools: TOOLS };
@@ -179,6 +158,17 @@ const isVendorType = (t: unknown) => typeof t === "string" && t.includes(":");
 type Ev = { type: string; [k: string]: any };
 
 // ---- checks of the raw answer, per dialect ------------------------------------------
+
+/** An HTTP error scenario, as the SDK reports it: the answer checked, then an APIError with the status, the scripted message and, in the openai dialect, the request id. */
+function expectSdkHttpError(dialect: Dialect, name: string, ex: Exchange, res: Awaited<ReturnType<typeof settle>>, status: number) {
+  checkErrorAnswer(dialect, name, ex);
+  expect(res.ok).toBe(false);
+  const err = (res as { error: any }).error;
+  expect(err).toBeInstanceOf(OpenAI.APIError);
+  expect(err.status).toBe(status);
+  expect(err.error?.message).toBe(scriptedMessage(name));
+  if (dialect === "openai") expect(err.requestID).toMatch(REQUEST_ID);
+}
 
 function checkErrorAnswer(dialect: Dialect, name: string, ex: Exchange) {
   const status = (EXPECTED[name].outcome as { status: number }).status;
@@ -290,16 +280,7 @@ describe.each(DIALECTS)("openai SDK, %s dialect", (dialect) => {
     expect(log).toHaveLength(1);
     const ex = log[0];
 
-    if (outcome.kind === "http") {
-      checkErrorAnswer(dialect, name, ex);
-      expect(res.ok).toBe(false);
-      const err = (res as { error: any }).error;
-      expect(err).toBeInstanceOf(OpenAI.APIError);
-      expect(err.status).toBe(outcome.status);
-      expect(err.error?.message).toBe(scriptedMessage(name));
-      if (dialect === "openai") expect(err.requestID).toMatch(REQUEST_ID);
-      return;
-    }
+    if (outcome.kind === "http") return expectSdkHttpError(dialect, name, ex, res, outcome.status);
 
     const body = checkJsonAnswer(dialect, name, ex);
     if (!res.ok) throw res.error;
@@ -337,14 +318,7 @@ describe.each(DIALECTS)("openai SDK, %s dialect", (dialect) => {
     expect(log).toHaveLength(1);
     const ex = log[0];
 
-    if (outcome.kind === "http") {
-      checkErrorAnswer(dialect, name, ex);
-      expect(res.ok).toBe(false);
-      const err = (res as { error: any }).error;
-      expect(err).toBeInstanceOf(OpenAI.APIError);
-      expect(err.status).toBe(outcome.status);
-      return;
-    }
+    if (outcome.kind === "http") return expectSdkHttpError(dialect, name, ex, res, outcome.status);
 
     const events = checkSseAnswer(dialect, name, ex);
     const derived = streamOutcome(dialect, events);

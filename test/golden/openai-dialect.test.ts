@@ -20,6 +20,7 @@ import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
 import type { Scenario } from "../../src/scenario/schema.js";
 import { formatViolation, parseOpenAISse, validateOpenAIHeaders, validateOpenAIStream, withoutVendor } from "../compliance/openai-schemas.js";
 import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
+import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
 const GOLDEN_DIR = fileURLToPath(new URL("./openai/", import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
@@ -30,29 +31,7 @@ const SCRIPTED = LIBRARY.filter((s) => s.turns !== undefined && !isHttpError(s))
 const callsFunctions = (s: Scenario) => (s.turns ?? []).some((t) => t.steps.some((step) => step.type === "function_call"));
 const hasVendorSteps = (s: Scenario) => (s.turns ?? []).some((t) => t.steps.some((step) => step.type.startsWith("vendor")));
 
-const TOOLS = [
-  {
-    type: "function",
-    name: "get_weather",
-    description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
-    strict: false,
-  },
-  {
-    type: "function",
-    name: "get_time",
-    description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
-    strict: false,
-  },
-  {
-    type: "function",
-    name: "create_calendar_event",
-    description: "Creates an event in the user's calendar",
-    parameters: { type: "object", properties: { title: { type: "string" }, start: { type: "string" }, end: { type: "string" } }, required: ["title", "start"] },
-    strict: false,
-  },
-];
+const TOOLS = LIBRARY_TOOLS_NOT_STRICT;
 
 /** The request each golden is played with; reasoning asks for a summary and the encrypted content. */
 function bodyFor(s: Scenario): Record<string, unknown> {

@@ -22,6 +22,7 @@ import { expectConformantStream, expectValidResponse } from "../support/conforma
 import { withoutIds } from "../support/ids.js";
 import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
+import { LIBRARY_TOOLS, LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
 // ---- the library ------------------------------------------------------------
 
@@ -62,26 +63,7 @@ const usesTools = (s: Scenario) => s.generate !== undefined || (s.turns ?? []).s
 const SCRIPTED = LIBRARY.filter((s) => isScripted(s) && !httpErrorEnd(s));
 const MULTI_TURN = SCRIPTED.filter((s) => s.turns!.length > 1);
 
-const TOOLS = [
-  {
-    type: "function" as const,
-    name: "get_weather",
-    description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
-  },
-  {
-    type: "function" as const,
-    name: "get_time",
-    description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
-  },
-  {
-    type: "function" as const,
-    name: "create_calendar_event",
-    description: "Creates an event in the user's calendar",
-    parameters: { type: "object", properties: { title: { type: "string" }, start: { type: "string" }, end: { type: "string" } }, required: ["title", "start"] },
-  },
-];
+const TOOLS = LIBRARY_TOOLS;
 
 /** The request body a scenario is played with: tools when it calls functions (or may, for random). */
 function bodyFor(s: Scenario, input: unknown = "Hello there, library!"): Record<string, unknown> {
@@ -641,7 +623,7 @@ describe("the random scenario over 1,000 seeds", () => {
 describe("parallel-tool-calls with the openai SDK", () => {
   it("runs the two-turn loop: two function calls, outputs sent back, then the summary", async () => {
     const client = new OpenAI({ baseURL: server().baseURL, apiKey: "x", maxRetries: 0, defaultHeaders: { "x-mock-scenario": "parallel-tool-calls" } });
-    const tools = TOOLS.slice(0, 2).map((t) => ({ ...t, strict: false }));
+    const tools = LIBRARY_TOOLS_NOT_STRICT.slice(0, 2);
     const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "What's the weather and the local time in Paris?" }];
 
     const first = await client.responses.create({ model: "mock-model-1", input, tools });
