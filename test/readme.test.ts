@@ -10,6 +10,7 @@
  *   go unchecked;
  * - the CI recipe (the shell snippet and the GitHub Actions step) runs with bash on a free
  *   port, with `npm test` standing for a request through the SDK's environment variables;
+ * - every JSON block that is a scenario file parses as one;
  * - the Headers table holds every `x-mock-*` header of src/, and the Options table every
  *   option and `serve` flag (a row marked PENDING may name a flag not there yet).
  *
@@ -23,10 +24,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerOptions } from "../src/options.js";
+import { parseScenarioText } from "../src/scenario/parse.js";
 import { ROOT, codeBlocks, readmeText, splitImports, tsSnippets, type CodeBlock, type SnippetKind } from "./support/readme-snippets.js";
 
 const root = fileURLToPath(ROOT);
-const CLI = join(root, "dist/cli/main.js");
+/** The CLI as package.json's "bin" names it (what npm links into node_modules/.bin). */
+const CLI = join(root, (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["openresponses-mock"]);
 const readme = readmeText();
 const snippets = tsSnippets(readme);
 /** The harness prints this before the journal of a fragment's server. */
@@ -311,4 +314,18 @@ describe("README's reference tables", () => {
       for (const flag of named) expect(flags.has(flag) || flags.has(flag.replace(/^--no-/, "--")), `${flag} in: ${row}`).toBe(true);
     }
   });
+});
+
+describe("README's scenario examples", () => {
+  const scenarios = codeBlocks(readme).filter((b) => b.lang === "json" && /"name"/.test(b.code) && /"(?:turns|generate)"/.test(b.code));
+
+  it("are there", () => {
+    expect(scenarios.length).toBeGreaterThan(1);
+  });
+
+  for (const block of scenarios) {
+    it(`README.md:${block.line} parses as a scenario file`, () => {
+      expect(() => parseScenarioText(block.code, `README.md:${block.line}`)).not.toThrow();
+    });
+  }
 });
