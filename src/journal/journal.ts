@@ -31,7 +31,7 @@ const ENTRY_OVERHEAD_BYTES = 256;
  * - `ok`: any other answer that was not an error (health, retrieve, delete, …);
  * - `error`: an error object was answered (HTTP status 400 or more, or a WebSocket error event);
  * - `dropped`: a drop fault cut the connection before the answer ended;
- * - `hung`: a hang fault held the answer open until the client left;
+ * - `hung`: a hang fault held the answer open until the client left (or the server closed);
  * - `aborted`: the client went away (or the server closed) before the answer ended.
  */
 export type JournalOutcome = ResponseStatus | "ok" | "error" | "dropped" | "hung" | "aborted";
