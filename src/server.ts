@@ -69,7 +69,9 @@ export interface MockControls {
   /**
    * The request journal, oldest first: method, path, headers (authorization
    * masked), raw and parsed body, the scenario chosen and why, the response
-   * id, the status, whether it streamed. A fresh array on every read. Bounded
+   * id, the status, whether it streamed, and once it ended how (`outcome`,
+   * `errorCode`, `events`, `endedAt`, `durationMs`; null while in progress).
+   * A fresh array on every read. Bounded
    * by `journalLimit` and `journalBytes`; a big body is kept truncated
    * (`truncated`, `bodyBytes`, `bodySha256`).
    */
