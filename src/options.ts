@@ -6,8 +6,15 @@ import { z } from "zod";
 import { DIALECT_NAMES } from "./dialect/index.js";
 import type { Clock } from "./timing/clock.js";
 import { DEFAULT_JOURNAL_BYTES } from "./journal/journal.js";
+import type { LogTarget } from "./log/logger.js";
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+/** The request log's formats; `off` writes nothing. */
+export const LOG_FORMATS = ["pretty", "json", "off"] as const;
+
+/** A value as an error message quotes it: text in quotes, anything else as it prints. */
+const quoted = (v: unknown) => (typeof v === "string" ? `'${v}'` : String(v));
 
 /** The message for a bad byte count, with what was given. */
 const bytesError = (issue: { input?: unknown }) => `must be a whole number of bytes, 0 or more (0 keeps no bodies); got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
@@ -71,6 +78,16 @@ export const ServerOptions = z.object({
   tokensPerSecond: z.number().positive().max(1_000_000).optional(),
   /** Send `: keep-alive` comments after this many idle ms (0 = never). */
   heartbeatMs: z.number().min(0).max(3_600_000).default(0),
+  /**
+   * The request log: `pretty` (a start summary, one line per request as it
+   * ends, a stop line; coloured on a terminal), `json` (the same as one JSON
+   * object per line) or `off`. Off unless asked (the CLI's default is pretty).
+   */
+  log: z.enum(LOG_FORMATS, { error: (issue) => `must be one of ${LOG_FORMATS.join(", ")}; got ${quoted(issue.input)}` }).default("off"),
+  /** Where the request log goes (programmatic only): a stream such as `process.stderr`, or anything with `write(text)`. Default stdout. */
+  logTo: z
+    .custom<LogTarget>((v) => typeof v === "object" && v !== null && typeof (v as LogTarget).write === "function", "must have a write(text) method, like a stream (process.stdout, process.stderr)")
+    .optional(),
   /** Where `created_at`/`completed_at` come from (programmatic only). */
   clock: z
     .custom<Pick<Clock, "now">>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method")

@@ -15,12 +15,15 @@ import type { ScenarioInput, Turn } from "./scenario/schema.js";
 import { SessionControls } from "./session/controls.js";
 import { MemoryResponseStore } from "./store/response-store.js";
 import { resolveOptions, type ServerOptionsInput } from "./options.js";
-import { LIBRARY_DIR, loadScenarios } from "./scenario/load.js";
+import { LIBRARY_DIR, loadScenarios, type LoadedScenario } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
+import { resolve as resolvePath, sep } from "node:path";
+import { attachRequestLog, type RequestLog } from "./log/logger.js";
+import type { ScenarioCounts, StartSummary } from "./log/format.js";
 
 /**
  * Loads the shipped library (unless turned off) and the given scenarios. A
@@ -28,10 +31,34 @@ import { RepeatCounter } from "./session/repeats.js";
  * the same name are an error. Given scenarios are tried first for match rules.
  */
 export async function loadRegistry(options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">): Promise<ScenarioRegistry> {
+  return (await loadServerScenarios(options)).registry;
+}
+
+/** The registry, and how many scenarios came from where (for the start summary). */
+async function loadServerScenarios(options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">): Promise<{ registry: ScenarioRegistry; counts: ScenarioCounts }> {
   const own = await loadScenarios(options.scenarios);
   const names = new Set(own.map((l) => l.scenario.name));
   const library = options.library ? (await loadScenarios([LIBRARY_DIR])).filter((l) => !names.has(l.scenario.name)) : [];
-  return createRegistry([...own, ...library].map((l) => l.scenario), options.scenario);
+  const registry = createRegistry([...own, ...library].map((l) => l.scenario), options.scenario);
+  return { registry, counts: scenarioCounts(options, own, library.length, registry) };
+}
+
+/** Counts the loaded scenarios by where they came from: each given path (a file, or a folder and what is under it), inline objects, the library. */
+function scenarioCounts(options: Pick<ResolvedServerOptions, "scenarios" | "library">, own: readonly LoadedScenario[], library: number, registry: ScenarioRegistry): ScenarioCounts {
+  const paths = options.scenarios.filter((s): s is string => typeof s === "string").map((path) => ({ path, root: resolvePath(path), count: 0 }));
+  for (const { source } of own) {
+    const file = resolvePath(source);
+    const from = paths.find((p) => file === p.root || file.startsWith(p.root.endsWith(sep) ? p.root : p.root + sep));
+    if (from) from.count++;
+  }
+  const inline = options.scenarios.length - paths.length;
+  return {
+    total: registry.byName.size,
+    library: options.library ? library : null,
+    paths: paths.map(({ path, count }) => ({ path, count })),
+    inline,
+    builtIn: Math.max(0, registry.byName.size - own.length - library),
+  };
 }
 
 /** A turn as `enqueue()` takes it: the scenario file's turn format (`{steps, end?, timing?, fault?}`). */
@@ -42,7 +69,9 @@ export interface MockControls {
   /**
    * The request journal, oldest first: method, path, headers (authorization
    * masked), raw and parsed body, the scenario chosen and why, the response
-   * id, the status, whether it streamed. A fresh array on every read. Bounded
+   * id, the status, whether it streamed, and once it ended how (`outcome`,
+   * `errorCode`, `events`, `endedAt`, `durationMs`; null while in progress).
+   * A fresh array on every read. Bounded
    * by `journalLimit` and `journalBytes`; a big body is kept truncated
    * (`truncated`, `bodyBytes`, `bodySha256`).
    */
@@ -125,6 +154,18 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
 
 let sessionCounter = 0;
 
+/** What the start summary says of a server's settings: never the API key, only whether one is required. */
+function startSummary(baseURL: string, options: ResolvedServerOptions, scenarios: ScenarioCounts): StartSummary {
+  return { baseURL, scenarios, defaultScenario: options.scenario, dialect: options.dialect, seed: options.seed, apiKey: options.apiKey !== undefined, admin: options.admin };
+}
+
+/** Resolves once the journal has no request in progress, or after `ms` at most. */
+async function settledWithin(journal: Journal, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([journal.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()))]);
+  clearTimeout(timer);
+}
+
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
   const options = resolveOptions(input);
@@ -133,7 +174,7 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       `openresponses-mock: warning: listening on all interfaces (${options.host}) with no API key — anyone who can reach this machine can use the mock and read its request journal. Set --api-key KEY, or bind to 127.0.0.1.`,
     );
   }
-  const registry = await loadRegistry(options);
+  const { registry, counts } = await loadServerScenarios(options);
   const deps = createDeps(options, registry);
   const { runs } = deps;
   const app = createApp(deps);
@@ -174,15 +215,25 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  const startedAt = deps.clock.now();
+  // The request log: nothing unless asked (the journal has no listener, so its requests cost nothing more).
+  const log: RequestLog | undefined = options.log === "off" ? undefined : attachRequestLog(deps.journal, options.log, options.logTo ?? process.stdout);
+  log?.start(startSummary(`${url}/v1`, options, counts), deps.wallClock.now());
+
   let closing: Promise<void> | undefined;
   const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
+    (closing ??= (async () => {
       runs.stopAll();
       webSockets.close();
-      server.close(() => resolve());
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
-    }));
+      await closed;
+      if (!log) return;
+      // The requests cut by the close end on the next ticks: their lines come before the stop line.
+      await settledWithin(deps.journal, 1_000);
+      log.stop({ at: deps.wallClock.now(), requests: deps.journal.received, uptimeMs: deps.clock.now() - startedAt });
+    })());
 
   const { journal, controls } = deps;
   const session = (id = `session-${process.pid}-${++sessionCounter}`): MockSession => {

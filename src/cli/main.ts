@@ -2,8 +2,9 @@
 /**
  * The `openresponses-mock` command.
  *
- * - `serve` (the default) starts the server and prints one line with the base
- *   URL; SIGINT/SIGTERM stop it cleanly.
+ * - `serve` (the default) starts the server and prints its base URL (the
+ *   first line, `openresponses-mock listening on URL`), then the request log
+ *   (`--log pretty|json|off`); SIGINT/SIGTERM stop it cleanly.
  * - `validate FILE...` checks scenario files and folders.
  * - `list` shows the scenarios a server would load.
  * - `play NAME` prints the SSE stream a request would get, with no server.
@@ -48,8 +49,12 @@ function writeOut(text: string): Promise<void> {
   });
 }
 
+/** Set while `serve` runs: its log goes quiet on a closed stdout, the server goes on. */
+let serving = false;
+
 // A closed pipe (`play … | head`) is not an error of ours.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE" && serving) return;
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw err;
 });
@@ -93,6 +98,7 @@ interface ServeArgs extends ScenarioArgs {
   dialect?: string;
   admin: boolean;
   strict: boolean;
+  log?: string;
 }
 
 /** A flag's text as a number when it is one, else as typed (so that the error quotes it, not NaN). */
@@ -119,12 +125,13 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   dialect: "--dialect",
   scenarios: "--scenarios",
   scenario: "--scenario",
+  log: "--log",
 };
 
 async function serve(argv: ServeArgs): Promise<void> {
-  let mock: MockServer;
+  let options: ServerOptionsInput;
   try {
-    const options: ServerOptionsInput = {
+    options = {
       port: argv.port,
       host: argv.host,
       seed: argv.seed,
@@ -144,24 +151,38 @@ async function serve(argv: ServeArgs): Promise<void> {
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
+      // The CLI logs unless told not to (the API does not).
+      log: (argv.log ?? "pretty") as ServerOptionsInput["log"],
     };
     resolveOptions(options, SERVE_FLAGS);
-    mock = await startMockServer(options);
   } catch (err) {
     fail(err);
     return;
   }
+  serving = true;
+  const starting = startMockServer(options);
+  // Signals are handled before the first line is out: a supervisor that reads it may signal us at once.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    await mock.close();
+    const running = await starting.catch(() => undefined);
+    if (!running) return;
+    await running.close();
     process.exitCode = signal === "SIGINT" ? 130 : 0;
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
-  // Printed last, so that a supervisor that reads this line can signal us at once.
-  console.log(`${NAME} listening on ${mock.baseURL}`);
+  let mock: MockServer;
+  try {
+    mock = await starting;
+  } catch (err) {
+    serving = false;
+    fail(err);
+    return;
+  }
+  // With the log on, the server wrote its start summary, the listening line first; off, that line alone.
+  if (options.log === "off") console.log(`${NAME} listening on ${mock.baseURL}`);
 }
 
 // ---------------------------------------------------------------- validate
@@ -258,7 +279,8 @@ await yargs(hideBin(process.argv))
           .option("journal-bytes", { type: "string", describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
-          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
+          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" })
+          .option("log", { type: "string", describe: "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)" }),
       ),
     (argv) => serve(argv),
   )

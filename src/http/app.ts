@@ -20,7 +20,7 @@ import type { Clock } from "../timing/clock.js";
 import type { TimingProfile } from "../timing/profile.js";
 import { bearerChecker } from "./auth.js";
 import { handleCreateResponse } from "./responses.js";
-import { asApiError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
+import { asApiError, endEntry, entryError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
 import { answerDialect } from "./control-headers.js";
 
 export interface AppDeps {
@@ -76,18 +76,24 @@ function errorMiddleware(deps: AppDeps): Koa.Middleware {
 }
 
 /** Puts each request into the journal (admin routes aside) and records how it ended. */
-function journalMiddleware(journal: Journal, now: () => number): Koa.Middleware {
+function journalMiddleware(deps: AppDeps): Koa.Middleware {
+  const { journal, clock, wallClock } = deps;
   return async (ctx, next) => {
     if (ctx.path.startsWith("/__mock/")) return next();
+    const started = clock.now();
     const { path, search } = splitUrl(ctx.url);
-    const entry = openEntry(journal, ctx.req, now(), path, search);
+    const entry = openEntry(journal, ctx.req, wallClock.now(), path, search);
     ctx.state.journal = entry;
     try {
       await next();
       entry.status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+      // A body Koa has yet to send is an answer; a handler that took the response over (SSE) ends it itself.
+      if (ctx.respond !== false) entry.outcome ??= entry.status >= 400 ? "error" : "ok";
     } catch (err) {
-      entry.status = err instanceof ApiError ? err.status : 500;
+      entryError(entry, asApiError(err), ctx.res);
       throw err;
+    } finally {
+      endEntry(journal, entry, ctx.res, started, clock.now());
     }
   };
 }
@@ -112,7 +118,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware(deps));
-  app.use(journalMiddleware(deps.journal, () => deps.wallClock.now()));
+  app.use(journalMiddleware(deps));
   app.use(notFound);
 
   // One router for every route: each request is matched once.
@@ -167,21 +173,23 @@ export function createApp(deps: AppDeps): Koa {
 export function createRequestListener(deps: AppDeps, app: Koa = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
   const koa = app.callback();
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
-  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry, started: number) => {
     try {
       check?.(req.headers.authorization);
       await handleCreateResponse(req, res, deps, entry);
       entry.status = res.statusCode;
     } catch (err) {
       const error = asApiError(err, deps.onError);
-      entry.status = error.status;
+      entryError(entry, error, res);
       sendError(res, error, answerDialect(req.headers, deps.dialect));
+    } finally {
+      endEntry(deps.journal, entry, res, started, deps.clock.now());
     }
   };
   return (req, res) => {
     if (req.method === "POST") {
       const { path, search } = splitUrl(req.url);
-      if (path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search));
+      if (path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now());
     }
     return void koa(req, res);
   };

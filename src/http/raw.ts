@@ -33,6 +33,27 @@ export function openEntry(journal: Journal, req: IncomingMessage, at: number, pa
   });
 }
 
+/**
+ * Records an error answer on an entry: its status and code, and `error` —
+ * or `aborted` when the answer had begun (or the client had gone) and the
+ * connection is cut instead.
+ */
+export function entryError(entry: JournalEntry, error: ApiError, res: ServerResponse): void {
+  entry.status = error.status;
+  entry.errorCode = error.code ?? error.type;
+  entry.outcome = res.headersSent || res.destroyed || res.writableEnded ? "aborted" : "error";
+}
+
+/**
+ * Ends the entry of a request answered on Node's response (`started` is the
+ * clock time it arrived). An answer that never reached `res.end()` was cut
+ * short: `aborted`, unless the handler said how it ended.
+ */
+export function endEntry(journal: Journal, entry: JournalEntry, res: ServerResponse, started: number, now: number): void {
+  if (entry.outcome === null && !res.writableEnded) entry.outcome = "aborted";
+  journal.end(entry, now - started);
+}
+
 /** Sends a whole JSON answer (the body already serialised). */
 export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   // A flat [name, value, …] list: Node takes it as is, with no object to walk.

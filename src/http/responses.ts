@@ -8,14 +8,15 @@ import { dialectHeaders, responseBody } from "../dialect/index.js";
 import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
 import { createRng, expandCompactions, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
+import { selectScenario } from "../scenario/registry.js";
 import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
-import { playSchedule, type AbortLike, type PaceSink } from "../timing/pacer.js";
+import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
-import type { JournalEntry } from "../journal/journal.js";
+import type { JournalEntry, JournalOutcome } from "../journal/journal.js";
 import { sendJson } from "./raw.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { readJsonBody } from "./body.js";
@@ -114,17 +115,19 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const forced = header ? undefined : deps.controls.take(session);
   const seedString = requestSeed(controls.seed ?? deps.seed, request);
   const repeat = deps.repeats.next(RepeatCounter.key(seedString, session));
-  const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, scenario: header, forced, createdAt, dialect, session, repeat });
+  // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
+  const selection = selectScenario(deps.registry, request, items, header, forced);
+  if (entry) {
+    entry.scenario = selection.scenario.name;
+    entry.reason = selection.reason;
+    entry.streamed = request.stream === true;
+  }
+  const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, forced: selection, createdAt, dialect, session, repeat });
   // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
   const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
   const { events, scenario, plan } = answer;
-  if (entry) {
-    entry.scenario = scenario.name;
-    entry.reason = answer.reason;
-    entry.responseId = plan.base.id;
-    entry.streamed = request.stream === true;
-  }
+  if (entry) entry.responseId = plan.base.id;
   const answerHeaders = () => ({ "x-mock-scenario": scenario.name, ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started) });
 
   if (request.background) {
@@ -135,7 +138,12 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     deps.store.put(record);
     const schedule = scheduleOf(controls, deps, answer);
     const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
-    if (request.stream) return followRun(res, run, -1, dialect, answerHeaders());
+    if (request.stream) {
+      await followRun(res, run, -1, dialect, answerHeaders());
+      if (entry) entry.outcome = !res.writableEnded ? "aborted" : run.state === "cancelled" ? "cancelled" : answer.response.status;
+      return;
+    }
+    if (entry) entry.outcome = record.response.status;
     return sendJson(res, 200, body, answerHeaders());
   }
 
@@ -144,19 +152,46 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const start = deps.clock.now();
 
   if (request.stream) {
-    await playSchedule(scheduleOf(controls, deps, answer), sseSink(res, events, dialect, plan, answerHeaders()), { clock: deps.clock, start, signal: disconnectSignal(res) });
+    const schedule = scheduleOf(controls, deps, answer);
+    const sink = sseSink(res, events, dialect, plan, answerHeaders());
+    const result = await playSchedule(schedule, sink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+    if (entry) {
+      entry.events = sink.sent;
+      entry.outcome = playOutcome(result, schedule, sink.sent, answer);
+    }
     return;
   }
 
   const body = responseBody(dialect, answer.response, plan);
-  if (!paced) return sendJson(res, 200, body, answerHeaders());
+  if (!paced) {
+    if (entry) entry.outcome = answer.response.status;
+    return sendJson(res, 200, body, answerHeaders());
+  }
   // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
+  let reached = 0;
   const jsonSink: PaceSink = {
-    event: () => !res.destroyed,
+    // Nothing is sent per event; counted only to tell a hang from a client that left before it.
+    event: () => !res.destroyed && ++reached > 0,
     heartbeat: () => !res.destroyed,
     end: () => sendJson(res, 200, body, answerHeaders()),
     destroy: () => res.destroy(),
   };
   const timed = scheduleOf(controls, deps, answer);
-  await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  const result = await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  if (entry) entry.outcome = playOutcome(result, timed, reached, answer);
+}
+
+/**
+ * How a played answer ended, for the journal: the response's final status
+ * when it was all sent; `dropped` for a drop fault; `hung` when a hang fault
+ * held it until the client left (after every event before the hang was
+ * sent); otherwise `aborted`. `sent` is how many events the sink took.
+ */
+export function playOutcome(result: PlayResult, schedule: Schedule, sent: number, answer: Pick<Answer, "response">): JournalOutcome {
+  if (result === "done") return answer.response.status;
+  if (result === "dropped") return "dropped";
+  if (schedule.slots.at(-1)?.kind !== "hang") return "aborted";
+  let before = 0;
+  for (const slot of schedule.slots) if (slot.kind === "event") before++;
+  return sent >= before ? "hung" : "aborted";
 }

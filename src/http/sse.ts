@@ -4,7 +4,7 @@
  * whole (frames due together share a write); heartbeats are comment lines;
  * the stream ends with `data: [DONE]` where the dialect sends it. Writes wait
  * for `drain` when the socket buffer is full and report a client that went
- * away.
+ * away. The sink counts the events it sent, for the journal.
  */
 import type { ServerResponse } from "node:http";
 import { DEFAULT_DIALECT, eventFrame, type Dialect } from "../dialect/index.js";
@@ -65,8 +65,10 @@ const JOIN_LIMIT = 64 * 1024;
  * response in one write. `destroy` sends what was delivered, then closes the
  * socket.
  */
-export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink {
+export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink & { readonly sent: number } {
   let pending = "";
+  /** Events handed to the response so far (the last ones may be lost in flight if the client goes). */
+  let sent = 0;
   /** Set while the socket buffer is full: the next frame waits for it to drain. */
   let blocked: Promise<boolean> | undefined;
   const gone = () => res.destroyed || res.writableEnded;
@@ -94,7 +96,14 @@ export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dia
     return pending.length >= JOIN_LIMIT ? send() : true;
   };
   return {
-    event: (i) => add(eventFrame(dialect, events[i], plan)),
+    get sent() {
+      return sent;
+    },
+    event(i) {
+      if (gone()) return false;
+      sent++;
+      return add(eventFrame(dialect, events[i], plan));
+    },
     heartbeat: () => add(HEARTBEAT_FRAME),
     flush: () => void send(),
     end() {

@@ -13,6 +13,8 @@ import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
 import { answerRequest } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
+import type { JournalEntry } from "../journal/journal.js";
+import { selectScenario } from "../scenario/registry.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
@@ -21,7 +23,7 @@ import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
 import { renderedError } from "./raw.js";
 import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, strictHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
-import { conversationOf, scheduleOf, storedRecord } from "./responses.js";
+import { conversationOf, playOutcome, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseCreateRequest, type ParsePolicy } from "./validate.js";
 
@@ -253,12 +255,30 @@ class Connection {
     while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
   }
 
-  /** One `response.create`: journal, validate, answer, remember, stream. */
+  /** One `response.create`: journal, validate, answer, remember, stream; its journal entry ends with it. */
   private async turn(data: RawData, isBinary: boolean): Promise<void> {
     const { deps, settings } = this;
+    const started = deps.clock.now();
     // Each turn is a request in the journal (method "WS"), like an HTTP create.
     const entry = deps.journal.open({ at: deps.wallClock.now(), session: settings.session, method: "WS", path: "/v1/responses", query: {}, headers: settings.raw as Record<string, string | string[]> });
     entry.streamed = true;
+    try {
+      await this.answer(entry, data, isBinary);
+    } finally {
+      deps.journal.end(entry, deps.clock.now() - started);
+    }
+  }
+
+  /** Records an error event on the turn's entry, and sends it. */
+  private failTurn(entry: JournalEntry, err: unknown): void {
+    entry.status = err instanceof ApiError ? err.status : 500;
+    entry.errorCode = err instanceof ApiError ? (err.code ?? err.type) : "internal_error";
+    entry.outcome = this.closed ? "aborted" : "error";
+    this.sendError(err);
+  }
+
+  private async answer(entry: JournalEntry, data: RawData, isBinary: boolean): Promise<void> {
+    const { deps, settings } = this;
     const raw = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
     let parsed: unknown = null;
     try {
@@ -275,13 +295,17 @@ class Connection {
       // A continuation rejected as invalid is a failed continuation too: it evicts its base.
       const base = (parsed as { previous_response_id?: unknown } | null)?.previous_response_id;
       if (typeof base === "string") this.cache.delete(base);
-      entry.status = err instanceof ApiError ? err.status : 500;
-      return this.sendError(err);
+      return this.failTurn(entry, err);
     }
     const base = request.previous_response_id ?? undefined;
     try {
       const items = conversationOf(deps, request, this.lookup);
       const seedString = requestSeed(settings.seed, request);
+      // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
+      // A queued answer or use() of the session applies unless the header names a scenario.
+      const selection = selectScenario(deps.registry, request, items, settings.scenario, settings.scenario ? undefined : deps.controls.take(settings.session));
+      entry.scenario = selection.scenario.name;
+      entry.reason = selection.reason;
       const answer = answerRequest({
         registry: deps.registry,
         request,
@@ -291,13 +315,9 @@ class Connection {
         dialect: settings.dialect,
         session: settings.session,
         repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
-        scenario: settings.scenario,
-        // A queued answer or use() of the session applies unless the header names a scenario.
-        forced: settings.scenario ? undefined : deps.controls.take(settings.session),
+        forced: selection,
         createdAt: Math.floor(deps.wallClock.now() / 1000),
       });
-      entry.scenario = answer.scenario.name;
-      entry.reason = answer.reason;
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
@@ -311,8 +331,13 @@ class Connection {
       if (failed && base) this.cache.delete(base);
       const schedule = scheduleOf(readControls(settings.headers), deps, answer);
       const { events, plan } = answer;
+      let sent = 0;
       const sink: PaceSink = {
-        event: (i) => this.send(renderEvent(settings.dialect, events[i], plan)),
+        event: (i) => {
+          const ok = this.send(renderEvent(settings.dialect, events[i], plan));
+          if (ok !== false) sent++;
+          return ok;
+        },
         // Heartbeats are WebSocket pings, never a JSON frame.
         heartbeat: () => {
           if (this.closed || this.ws.readyState !== WebSocket.OPEN) return false;
@@ -331,11 +356,17 @@ class Connection {
       };
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();
-      await playSchedule(schedule, sink, { clock: deps.clock, start, signal: this.controller.signal });
+      const result = await playSchedule(schedule, sink, { clock: deps.clock, start, signal: this.controller.signal });
+      entry.events = sent;
+      entry.outcome = playOutcome(result, schedule, sent, answer);
     } catch (err) {
       if (base) this.cache.delete(base);
-      if (entry.status === 0) entry.status = err instanceof ApiError ? err.status : 500;
-      this.sendError(err);
+      if (entry.status !== 0) {
+        // The turn had begun: the socket went, or something broke mid-stream.
+        entry.outcome ??= "aborted";
+        return this.sendError(err);
+      }
+      this.failTurn(entry, err);
     }
   }
 }

@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { SelectionReason } from "../scenario/registry.js";
+import type { ResponseStatus } from "../spec/index.js";
 
 /** The default byte budget of the journal (64 MiB). */
 export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
@@ -22,6 +23,18 @@ const WHOLE_BODY_SHARE = 16;
 const MAX_WHOLE_BODY_BYTES = 64 * 1024 * 1024;
 /** What an entry costs besides its body and headers (its fields, the objects), roughly. */
 const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * How a request's answer ended:
+ * - a response status (`completed`, `incomplete`, `failed`, `queued`, `cancelled`, …):
+ *   a response was answered (streamed or not), and this was its final status;
+ * - `ok`: any other answer that was not an error (health, retrieve, delete, …);
+ * - `error`: an error object was answered (HTTP status 400 or more, or a WebSocket error event);
+ * - `dropped`: a drop fault cut the connection before the answer ended;
+ * - `hung`: a hang fault held the answer open until the client left (or the server closed);
+ * - `aborted`: the client went away (or the server closed) before the answer ended.
+ */
+export type JournalOutcome = ResponseStatus | "ok" | "error" | "dropped" | "hung" | "aborted";
 
 export interface JournalEntry {
   /** Position in the journal since the server started (0, 1, …). */
@@ -59,7 +72,20 @@ export interface JournalEntry {
   status: number;
   /** Whether the answer was streamed (SSE or WebSocket). */
   streamed: boolean;
+  /** How the answer ended (see JournalOutcome); null while the request is in progress. */
+  outcome: JournalOutcome | null;
+  /** The `code` of the error answered (its `type` when it has no code); null when no error was. */
+  errorCode: string | null;
+  /** Events sent, for a streamed answer (SSE events or WebSocket messages; heartbeats not counted); null otherwise. */
+  events: number | null;
+  /** Milliseconds since the epoch when the answer ended (`at` + `durationMs`); null while in progress. */
+  endedAt: number | null;
+  /** How long the request took, from its arrival to the end of its answer, in ms; null while in progress. */
+  durationMs: number | null;
 }
+
+/** Called with an entry once its request has ended (`outcome`, `endedAt` and `durationMs` set). */
+export type EntryListener = (entry: JournalEntry) => void;
 
 /** One page of the journal: `has_more` says whether entries follow it in its order. */
 export interface JournalPage {
@@ -142,6 +168,11 @@ export class Journal {
   private readonly slotOf = new WeakMap<JournalEntry, Slot>();
   private total = 0;
   private next = 0;
+  /** Entries opened and not yet ended. */
+  private inFlight = 0;
+  private readonly listeners = new Set<EntryListener>();
+  /** Waiting for every open entry to end (`settled`). */
+  private idle: (() => void)[] = [];
 
   /**
    * @param limit most entries kept (0 keeps none)
@@ -151,6 +182,16 @@ export class Journal {
     readonly limit = 1000,
     readonly byteLimit = DEFAULT_JOURNAL_BYTES,
   ) {}
+
+  /** Requests received since the server started (entries dropped or cleared included). */
+  get received(): number {
+    return this.next;
+  }
+
+  /** Requests still in progress (their entries opened, not yet ended). */
+  get pending(): number {
+    return this.inFlight;
+  }
 
   /** Entries held. */
   get size(): number {
@@ -190,7 +231,13 @@ export class Journal {
       responseId: null,
       status: 0,
       streamed: false,
+      outcome: null,
+      errorCode: null,
+      events: null,
+      endedAt: null,
+      durationMs: null,
     };
+    this.inFlight++;
     if (this.limit === 0) return entry;
     const slot: Slot = { entry, cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length, live: true };
     this.slots.push(slot);
@@ -230,6 +277,40 @@ export class Journal {
     slot.cost += delta;
     this.total += delta;
     this.evict();
+  }
+
+  /**
+   * Records that a request's answer is over, and tells the listeners. The
+   * shell sets `status` (and `outcome`, `events`, `errorCode` when it knows
+   * them) first; an outcome left unset is `error` for a status of 400 or more,
+   * `ok` otherwise. Only the first call for an entry counts.
+   */
+  end(entry: JournalEntry, durationMs: number): void {
+    if (entry.endedAt !== null) return;
+    const ms = Math.max(0, Math.round(durationMs * 1000) / 1000);
+    entry.durationMs = ms;
+    entry.endedAt = entry.at + ms;
+    entry.outcome ??= entry.status >= 400 ? "error" : "ok";
+    if (--this.inFlight === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
+    if (this.listeners.size === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure (a log that cannot be written) must not break the answer.
+      }
+    }
+  }
+
+  /** Calls `listener` with each entry as its request ends. Returns the function that removes it. */
+  onEnd(listener: EntryListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Resolves once no request is in progress (at once when none is). */
+  settled(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** What an entry's body costs: the text kept, and the parsed value (estimated as long as the text). */

@@ -55,7 +55,14 @@ describe("the direct path and the Koa app", () => {
       expect(await a.text()).toBe(await b.text());
       const [ea] = directDeps.journal.list().slice(-1);
       const [eb] = koaDeps.journal.list().slice(-1);
-      expect({ ...ea, seq: 0, at: 0, headers: {} }).toEqual({ ...eb, seq: 0, at: 0, headers: {} });
+      // How each ended (outcome, error code, events) alike too; only the times differ.
+      const same = { seq: 0, at: 0, headers: {}, endedAt: 0, durationMs: 0 };
+      expect({ ...ea, ...same }).toEqual({ ...eb, ...same });
+      for (const e of [ea, eb]) {
+        expect(e.outcome).not.toBeNull();
+        expect(e.durationMs).toBeGreaterThanOrEqual(0);
+        expect(e.endedAt).toBe(e.at + e.durationMs!);
+      }
     }
   });
 

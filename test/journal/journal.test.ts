@@ -170,3 +170,64 @@ describe("Journal pages", () => {
     expect(j.get(all[3].seq)).toBe(all[3]);
   });
 });
+
+describe("Journal ends", () => {
+  it("an entry is in progress until it ends: then its outcome, end time and duration are set, once", () => {
+    const j = new Journal();
+    const e = open(j, 1000);
+    expect(e).toMatchObject({ outcome: null, endedAt: null, durationMs: null, events: null, errorCode: null });
+    expect(j.pending).toBe(1);
+    e.status = 200;
+    e.outcome = "completed";
+    e.events = 7;
+    j.end(e, 12.3456789);
+    expect(e).toMatchObject({ outcome: "completed", events: 7, durationMs: 12.346, endedAt: 1012.346 });
+    expect(j.pending).toBe(0);
+    // A second end changes nothing.
+    j.end(e, 99);
+    expect(e.durationMs).toBe(12.346);
+    expect(j.pending).toBe(0);
+  });
+
+  it("an outcome left unset is `error` from status 400 on, `ok` below", () => {
+    const j = new Journal();
+    const [a, b] = [open(j, 0), open(j, 0)];
+    a.status = 404;
+    b.status = 200;
+    j.end(a, 1);
+    j.end(b, 1);
+    expect([a.outcome, b.outcome]).toEqual(["error", "ok"]);
+  });
+
+  it("tells its listeners of each entry as it ends, even entries it does not keep; a throwing listener breaks nothing", () => {
+    const j = new Journal(0);
+    const heard: number[] = [];
+    j.onEnd(() => {
+      throw new Error("a broken log");
+    });
+    const off = j.onEnd((e) => heard.push(e.seq));
+    const [a, b] = [open(j, 0), open(j, 0)];
+    j.end(b, 1);
+    j.end(a, 1);
+    expect(heard).toEqual([1, 0]);
+    expect(j.list()).toEqual([]);
+    expect(j.received).toBe(2);
+    off();
+    const c = open(j, 0);
+    j.end(c, 1);
+    expect(heard).toEqual([1, 0]);
+  });
+
+  it("settled() resolves once no request is in progress", async () => {
+    const j = new Journal();
+    await j.settled();
+    const a = open(j, 0);
+    let settled = false;
+    const waiting = j.settled().then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    j.end(a, 1);
+    await waiting;
+    expect(settled).toBe(true);
+  });
+});
