@@ -22,7 +22,7 @@ const SERVE_FLAGS = args;
 const INPUT_CHARS = 1_048_000;
 
 const heapReport = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
-const server = await startProcess(["--expose-gc", "--import", heapReport, BIN, "serve", "--port", "0", ...SERVE_FLAGS]);
+const server = await startProcess(["--expose-gc", "--import", heapReport, BIN, "serve", "--port", "0", "--log", "off", ...SERVE_FLAGS]);
 const { hostname, port } = new URL(server.baseURL);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 

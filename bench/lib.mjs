@@ -7,7 +7,8 @@ export const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url)
 
 /** Starts `openresponses-mock serve --port 0 ...args` and resolves with its base URL and a stop(). */
 export function startServerProcess(args = []) {
-  return startProcess([BIN, "serve", "--port", "0", ...args]);
+  // --log off: the benchmarks measure answering, not printing a line per request.
+  return startProcess([BIN, "serve", "--port", "0", "--log", "off", ...args]);
 }
 
 /** Starts `node ...argv`, waits for its "listening on URL" line, resolves with { baseURL, pid, stop }. */
@@ -23,9 +24,12 @@ export function startProcess(argv) {
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
+      if (out === null) return; // found: the rest of its output is not kept
       out += d;
       const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ baseURL: m[1], child, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
+      if (!m) return;
+      out = null;
+      resolve({ baseURL: m[1], child, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
     });
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
