@@ -1,15 +1,19 @@
 /**
  * The package as a user gets it: `npm pack`, the tarball installed into a new
  * project outside the repository (its dependencies from the registry), and
- * there: tsc with skipLibCheck off under node16 and bundler resolution,
- * `import` and `require` at runtime, the vitest helper in a vitest run, and
- * `npx openresponses-mock --help`. It packs the dist/ that `npm test` builds.
+ * there: tsc with skipLibCheck off under node16 and bundler resolution (and a
+ * CommonJS file under node20), `import` and `require` at runtime, the vitest
+ * helper in a vitest run, `npx openresponses-mock --help` and `list`, and the
+ * bin serving in the background until SIGTERM. It packs the dist/ that
+ * `npm test` builds.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, run } from "./run.js";
+import { REPO, cleanEnv, run } from "./run.js";
 
 const FIXTURES = join(REPO, "test/package/consumer");
 const TSC = join(REPO, "node_modules/typescript/bin/tsc");
@@ -107,5 +111,37 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
     expect(help.code, help.output).toBe(0);
     expect(help.stdout, help.output).toContain("openresponses-mock serve");
     expect(help.stdout, help.output).toContain("--port");
+  });
+
+  it("serves from node_modules/.bin in the background, and SIGTERM to that PID stops it (the CI recipe)", async () => {
+    // The bin is node itself (its shebang execs node), unlike `npx`, which runs it under `sh -c`.
+    const server = spawn(join(consumer, "node_modules/.bin/openresponses-mock"), ["serve", "--port", "0"], { cwd: consumer, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let output = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        const look = (chunk: Buffer) => {
+          output += chunk;
+          const match = /http:\/\/127\.0\.0\.1:\d+/.exec(output);
+          if (match) resolve(match[0]);
+        };
+        server.stdout.on("data", look);
+        server.stderr.on("data", look);
+        server.once("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}) before it listened:\n${output}`)));
+      });
+      expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "ok" });
+      const exited = once(server, "exit");
+      server.kill("SIGTERM");
+      await exited;
+      await expect(fetch(`${url}/health`), output).rejects.toThrow();
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+    }
+  });
+
+  it("finds its shipped scenario library from node_modules", async () => {
+    const list = await run("npx", ["--no", "--", "openresponses-mock", "list"], consumer);
+    expect(list.code, list.output).toBe(0);
+    const names = list.stdout.split("\n").map((line) => line.split(/\s+/)[0]);
+    expect(names, list.output).toEqual(expect.arrayContaining(["text", "tool-call", "error-429"]));
   });
 });
