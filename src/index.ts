@@ -13,7 +13,6 @@ export type { JournalEntry } from "./journal/journal.js";
 export type { Scenario, ScenarioInput } from "./scenario/schema.js";
 export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
-export { createApp, createRequestListener, type AppDeps } from "./http/app.js";
 export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
 export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock.js";
 export type { Plan, PlanItem, PlanOutcome } from "./generate/plan.js";

@@ -99,7 +99,7 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
 }
 
 /** The journal entry of the request being handled. */
-export const journalEntry = (ctx: Koa.Context): JournalEntry | undefined => ctx.state.journal as JournalEntry | undefined;
+export const journalEntry = (ctx: { state: { journal?: unknown } }): JournalEntry | undefined => ctx.state.journal as JournalEntry | undefined;
 
 /** Anything no route answered (and no handler took over) is a 404 error object. */
 const notFound: Koa.Middleware = async (ctx, next) => {
@@ -114,7 +114,15 @@ const notFound: Koa.Middleware = async (ctx, next) => {
   }
 };
 
-export function createApp(deps: AppDeps): Koa {
+/**
+ * The app as its callers use it: a Node request listener. Structural, so that
+ * the published declarations need no Koa types (`@types/koa` is a devDependency).
+ */
+export interface RequestApp {
+  callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+export function createApp(deps: AppDeps): RequestApp {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware(deps));
@@ -170,7 +178,7 @@ export function createApp(deps: AppDeps): Koa {
  * handler, error object, exactly as the Koa route does); every other request
  * goes through the Koa app.
  */
-export function createRequestListener(deps: AppDeps, app: Koa = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(deps: AppDeps, app: RequestApp = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
   const koa = app.callback();
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
   const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry, started: number) => {
