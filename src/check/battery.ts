@@ -388,7 +388,8 @@ export function judgeAnswer(request: BatteryRequest, answer: RawAnswer, dialect:
     const error = verdict.error;
     const aboutModel = error && (error.param === "model" || (typeof error.code === "string" && error.code.includes("model")));
     const detail = error ? ` (${show(error.code ?? error.type)}: ${show(error.message, 120)})` : "";
-    extra.unshift(violation("http.status", `a valid request got status ${answer.status}${detail}${aboutModel ? `; if the server does not know the model ${show(input.request && (input.request as { model?: unknown }).model)}, pass one it serves with --model` : ""}`));
+    const hint = answer.status === 401 ? "; if the server wants a key, pass it with --api-key" : aboutModel ? `; if the server does not know the model ${show(input.request && (input.request as { model?: unknown }).model)}, pass one it serves with --model` : "";
+    extra.unshift(violation("http.status", `a valid request got status ${answer.status}${detail}${hint}`));
   }
   return { verdict, violations: [...extra, ...verdict.violations] };
 }

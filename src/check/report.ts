@@ -56,7 +56,10 @@ function where(entry: { v: CheckViolation; events: { index: number; type?: strin
     parts.push(`event ${e.index}${e.type ? ` (${e.type})` : ""}`);
   } else if (entry.events.length > 1) {
     const types = [...new Set(entry.events.map((e) => e.type).filter(Boolean))];
-    parts.push(`events ${entry.events.map((e) => e.index).join(", ")}${types.length > 0 ? ` (${types.join(", ")})` : ""}`);
+    const shown = entry.events.slice(0, 8).map((e) => e.index).join(", ");
+    const more = entry.events.length > 8 ? `, … (${entry.events.length} events)` : "";
+    const typeList = types.length > 4 ? `${types.slice(0, 4).join(", ")}, …` : types.join(", ");
+    parts.push(`events ${shown}${more}${types.length > 0 ? ` (${typeList})` : ""}`);
   }
   parts.push(entry.v.path);
   return parts.join(" ");

@@ -15,7 +15,7 @@ import { dialectRules, type CheckDialect, type DialectRules } from "./dialects.j
 import { jsonEqual } from "./echo.js";
 import { responseViolations, type ResponseRole } from "./response.js";
 import { show, subPath, ViolationList, type RuleId, type Violation, type ViolationLimits, type Where } from "./rules.js";
-import { schemasFor, type Schemas } from "./schemas.js";
+import { OPENAI_HOSTED_ITEMS, schemasFor, type Schemas } from "./schemas.js";
 import { isObject, isVendorType, shapeViolations } from "./shape.js";
 import { SseDecoder, type SseFrame } from "./sse.js";
 
@@ -133,6 +133,8 @@ export class StreamChecker {
   private doneSeen = false;
   private errorAt?: number;
   private lastSeq?: number;
+  /** Events (JSON objects) seen, for the position of the first sequence_number. */
+  private eventsSeen = 0;
   private seqMissing?: { violation?: Violation; count: number };
   private readonly items: ItemState[] = [];
   private open?: ItemState;
@@ -168,7 +170,7 @@ export class StreamChecker {
     const before = this.list.items.length;
     const i = this.index++;
     const where: Where = { event: i };
-    if (frame.id !== undefined) this.add({ rule: "sse.id-line", message: `an \`id:\` line (${show(frame.id)}): servers should not send them`, path: "$", ...where });
+    if (frame.id !== undefined) this.add({ rule: "sse.id-line", message: "an `id:` line: servers should not send them", path: "$", ...where });
     if (frame.data === undefined) {
       this.add({ rule: "sse.framing", message: `an SSE message with no \`data:\` line${frame.event !== undefined ? ` (event: ${frame.event})` : ""}`, path: "$", ...where });
       return this.since(before);
@@ -297,6 +299,7 @@ export class StreamChecker {
   }
 
   private checkSequence(ev: Record<string, unknown>, where: Where): void {
+    this.eventsSeen++;
     const seq = ev.sequence_number;
     if (seq === undefined || seq === null) {
       if (!this.seqMissing) this.seqMissing = { count: 0 };
@@ -309,7 +312,9 @@ export class StreamChecker {
       return;
     }
     if (this.lastSeq === undefined) {
-      if (seq !== 0) this.add({ rule: "sequence-number", message: `\`sequence_number\` starts at ${seq}; it must start at 0`, path: "$.sequence_number", ...where });
+      // The first number seen: 0 on the first event; after events that had none, the event's position.
+      const want = this.eventsSeen - 1;
+      if (seq !== want) this.add({ rule: "sequence-number", message: want === 0 ? `\`sequence_number\` starts at ${seq}; it must start at 0` : `\`sequence_number\` is ${seq} on the event at position ${want}; it must be ${want}`, path: "$.sequence_number", ...where });
     } else if (seq !== this.lastSeq + 1) {
       this.add({ rule: "sequence-number", message: `\`sequence_number\` is ${seq} after ${this.lastSeq}; it must rise by 1 (${this.lastSeq + 1})`, path: "$.sequence_number", ...where });
     }
@@ -416,7 +421,10 @@ export class StreamChecker {
           return;
         }
         const itemType = typeof item.type === "string" ? item.type : "";
-        if ("status" in item && item.status !== "in_progress") bad("item.added", `\`item.status\` is ${show(item.status)} in output_item.added; it must be "in_progress"`, "item", "status");
+        // OpenAI's hosted-tool items have statuses of their own (searching, failed, …): not judged here.
+        if (this.rules.hosted && OPENAI_HOSTED_ITEMS.has(itemType)) {
+          // nothing: their shape is theirs
+        } else if ("status" in item && item.status !== "in_progress") bad("item.added", `\`item.status\` is ${show(item.status)} in output_item.added; it must be "in_progress"`, "item", "status");
         else if (!("status" in item) && HAS_STATUS.has(itemType)) bad("item.added", "`item.status` is missing in output_item.added; it must be \"in_progress\"", "item", "status");
         if (itemType === "message" && Array.isArray(item.content) && item.content.length > 0) bad("item.added", "a message opens with `content: []`; its parts come with content_part.added", "item", "content");
         if (itemType === "function_call" && typeof item.arguments === "string" && item.arguments !== "") bad("item.added", `a function_call opens with \`arguments: ""\`, got ${show(item.arguments)}; they stream with function_call_arguments.delta`, "item", "arguments");
@@ -561,7 +569,7 @@ export class StreamChecker {
     if (openPart) bad("part.order", `output_item.done while ${openPart.kind} part ${openPart.index} is still open (no ${openPart.kind === "content" ? "content_part.done" : "reasoning_summary_part.done"})`, "item");
     if (item.id !== state.id) bad("item.done", `\`item.id\` is ${show(item.id)}; the item was added as ${show(state.id)}`, "item", "id");
     if (item.type !== state.type) bad("item.done", `\`item.type\` is ${show(item.type)}; the item was added as ${show(state.type)}`, "item", "type");
-    if ("status" in item || HAS_STATUS.has(state.type)) {
+    if (!(this.rules.hosted && OPENAI_HOSTED_ITEMS.has(state.type)) && ("status" in item || HAS_STATUS.has(state.type))) {
       if (item.status !== "completed" && item.status !== "incomplete") bad("item.done", `\`item.status\` is ${show(item.status)} in output_item.done; it must be "completed" or "incomplete"`, "item", "status");
     }
     if (item.status === "incomplete") this.incompleteAt = state.index;

@@ -70,6 +70,34 @@ describe("good streams", () => {
   });
 });
 
+describe("OpenAI's hosted tools", () => {
+  it("are accepted in the openai dialect, and refused by the spec", () => {
+    const events = textStream();
+    const call = { type: "web_search_call", id: "ws_1", status: "in_progress", action: { type: "search", query: "weather" } };
+    const callDone = { ...call, status: "completed" };
+    events.splice(
+      2,
+      0,
+      { type: "response.output_item.added", output_index: 0, item: call },
+      { type: "response.web_search_call.in_progress", item_id: "ws_1", output_index: 0 },
+      { type: "response.web_search_call.completed", item_id: "ws_1", output_index: 0 },
+      { type: "response.output_item.done", output_index: 0, item: callDone },
+    );
+    for (const e of events.slice(6)) if ("output_index" in e) e.output_index = 1;
+    events.at(-1)!.response.output.unshift(callDone);
+    number(events);
+    expect(check(events, { dialect: "openai", done: false }).violations).toEqual([]);
+    const spec = check(events);
+    expect(spec.violations.map((v) => [v.rule, v.event, v.path])).toEqual([
+      ["schema", 2, "$.item.type"],
+      ["event.type", 3, "$.type"],
+      ["event.type", 4, "$.type"],
+      ["schema", 5, "$.item.type"],
+      ["schema", 13, "$.response.output[0].type"],
+    ]);
+  });
+});
+
 describe("each rule fires on its own fault", () => {
   it("sequence-number: missing on every event is one violation that counts them", () => {
     const events = textStream().map(({ sequence_number: _, ...e }) => e);

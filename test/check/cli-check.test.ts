@@ -74,6 +74,20 @@ describe("check against the mock", () => {
     });
   }
 
+  it("sends --api-key as a bearer token", async () => {
+    const mock = await startMockServer({ port: 0, apiKey: "sk-check" });
+    try {
+      const without = await run(["check", mock.baseURL, "--only", "text"]);
+      expect(without.code).toBe(1);
+      expect(without.stdout).toContain("a valid request got status 401");
+      expect(without.stdout).toContain("if the server wants a key, pass it with --api-key");
+      const withKey = await run(["check", mock.baseURL, "--only", "text", "--api-key", "sk-check"]);
+      expect(withKey.code, withKey.stdout).toBe(0);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it("judged by the other dialect's rules, the mock fails where the dialects differ", async () => {
     const mock = await startMockServer({ port: 0, dialect: "openai" });
     try {
