@@ -96,7 +96,13 @@ export function checkErrorBody(input: AnswerInput & { param?: string }): Verdict
 export function checkAnswer(input: AnswerInput & { stream?: boolean }): Verdict {
   if (input.status >= 400) return checkErrorBody(input);
   const isSse = mediaType(input.contentType) === "text/event-stream";
-  if (isSse || input.stream) {
+  if (input.stream && !isSse) {
+    // Judged as what it is, a JSON response, after saying that it is not the stream asked for.
+    const v = checkResponseBody(input);
+    const wrong: Violation = { rule: "http.content-type", message: `the request asked for a stream (stream: true), but the answer is ${show(input.contentType ?? "without a content-type")}, not text/event-stream`, path: "$" };
+    return { ...v, ok: false, violations: [wrong, ...v.violations.filter((x) => x.rule !== "http.content-type")] };
+  }
+  if (isSse) {
     const v = checkStream(input.body, { request: input.request, dialect: input.dialect, status: input.status, contentType: input.contentType ?? null, limits: input.limits });
     const violations = [...v.violations];
     if (isSse && input.stream === false) violations.unshift({ rule: "http.content-type", message: "the request did not ask for a stream, but the answer is text/event-stream", path: "$" });

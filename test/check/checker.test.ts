@@ -383,8 +383,14 @@ describe("JSON and error bodies", () => {
   it("checkAnswer dispatches on status and content-type", () => {
     expect(checkAnswer({ status: 200, contentType: "text/event-stream", body: sse(textStream()), request: REQUEST }).kind).toBe("stream");
     expect(checkAnswer({ status: 400, contentType: "application/json", body: JSON.stringify({ error: { type: "invalid_request", code: null, param: null, message: "no" } }) }).kind).toBe("error");
-    const jsonForStream = checkAnswer({ status: 200, contentType: "application/json", body: "{}", stream: true, request: REQUEST });
-    expect(jsonForStream.kind).toBe("stream");
-    expect(ruleIds(jsonForStream)).toContain("http.content-type");
+    const final = textStream()[9].response;
+    const jsonForStream = checkAnswer({ status: 200, contentType: "application/json", body: JSON.stringify(final), stream: true, request: REQUEST });
+    expect(jsonForStream.kind).toBe("response");
+    expect(jsonForStream.violations).toEqual([
+      { rule: "http.content-type", path: "$", message: 'the request asked for a stream (stream: true), but the answer is "application/json", not text/event-stream' },
+    ]);
+    const sseForJson = checkAnswer({ status: 200, contentType: "text/event-stream", body: sse(textStream()), stream: false, request: { ...REQUEST, stream: false } });
+    expect(sseForJson.kind).toBe("stream");
+    expect(ruleIds(sseForJson)).toEqual(["http.content-type"]);
   });
 });
