@@ -22,6 +22,7 @@ import { loadRegistry, startMockServer, type MockServer } from "../server.js";
 import { loadScenarios } from "../scenario/load.js";
 import { ScenarioError, formatIssue } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
+import { checkOptions, runCheckCommand } from "./check.js";
 import { formatList } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
 
@@ -310,6 +311,12 @@ await yargs(hideBin(process.argv))
           .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
       ),
     (argv) => play(argv),
+  )
+  .command(
+    "check <url>",
+    "Run the conformance battery against an Open Responses server at URL (a base URL: http://127.0.0.1:4010/v1); exit 1 on any violation, 2 if it cannot be reached.",
+    (y) => checkOptions(y),
+    (argv) => runCheckCommand(argv),
   )
   .strict()
   .version(version())

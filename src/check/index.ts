@@ -1,0 +1,25 @@
+/**
+ * The conformance checker: is this answer what the Open Responses spec (or
+ * the `openai` dialect) allows? Pure: text, frames, events and bodies go in,
+ * violations come out; no I/O, no timers, no clock. The `check` command and
+ * the proxy are the shells around it.
+ *
+ * ```ts
+ * const checker = new StreamChecker({ request, dialect: "open-responses", status, contentType });
+ * for await (const chunk of body) report(checker.write(chunk)); // violations as they show
+ * const verdict = checker.end();                               // the final verdict
+ * ```
+ *
+ * Its schemas are its own, written from openapi.json (schemas.ts); it does
+ * not use the server's src/spec, nor is it used by test/compliance, so each
+ * checks the other.
+ */
+export { RULES, ViolationList, jsonPath, type RuleId, type Violation, type ViolationLimits } from "./rules.js";
+export { CHECK_DIALECTS, DIALECT_RULES, dialectRules, isCheckDialect, type CheckDialect, type DialectRules } from "./dialects.js";
+export { SseDecoder, decodeSse, type SseFrame } from "./sse.js";
+export { StreamChecker, checkStream, mediaType, type StreamCheckOptions, type StreamVerdict } from "./stream.js";
+export { checkAnswer, checkErrorBody, checkResponseBody, type AnswerInput, type Verdict } from "./http.js";
+export { responseViolations, usageViolations } from "./response.js";
+export { echoViolations, jsonEqual } from "./echo.js";
+export { BATTERY, BATTERY_NAMES, judgeAnswer, runBattery, type BatteryReport, type BatteryRequest, type CheckResult, type CheckViolation, type RawAnswer, type RunOptions, type Send } from "./battery.js";
+export { formatReport, jsonReport, type TextReportOptions } from "./report.js";

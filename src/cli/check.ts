@@ -1,0 +1,130 @@
+/**
+ * `openresponses-mock check URL`: runs the conformance battery
+ * (src/check/battery.ts) against any Open Responses server and prints what
+ * it found. The only I/O here: fetch (no SDK, so the raw bytes are judged,
+ * not what a client library made of them), the timeout, and the output.
+ *
+ * Exit codes: 0 every check passed or was not exercised; 1 a violation (or
+ * a bad flag); 2 the server could not be reached.
+ */
+import type { Argv } from "yargs";
+import { BATTERY_NAMES, CHECK_DIALECTS, formatReport, isCheckDialect, jsonReport, runBattery, type BatteryRequest, type RawAnswer } from "../check/index.js";
+
+const NAME = "openresponses-mock";
+
+/** The model asked for unless `--model` says otherwise. */
+export const DEFAULT_CHECK_MODEL = "openresponses-check";
+export const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
+
+export interface CheckArgs {
+  url: string;
+  "api-key"?: string;
+  model: string;
+  dialect?: string;
+  only?: string[];
+  json: boolean;
+  "timeout-ms"?: string;
+}
+
+/** The `check` command's positional and flags. */
+export function checkOptions<T>(y: Argv<T>) {
+  return y
+    .positional("url", { type: "string", demandOption: true, describe: "Base URL of the server, as the SDKs take it (http://127.0.0.1:4010/v1); /responses is appended" })
+    .option("api-key", { type: "string", describe: "Send 'Authorization: Bearer KEY'" })
+    .option("model", { type: "string", default: DEFAULT_CHECK_MODEL, describe: "The model every request asks for" })
+    .option("dialect", { type: "string", describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)` })
+    .option("only", { type: "string", array: true, describe: `Run only these checks: ${BATTERY_NAMES.join(", ")}` })
+    .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
+    .option("timeout-ms", { type: "string", describe: `Longest wait for one whole answer, in ms (default ${DEFAULT_CHECK_TIMEOUT_MS})` });
+}
+
+class UsageError extends Error {}
+
+interface Settings {
+  base: string;
+  apiKey?: string;
+  model: string;
+  dialect: (typeof CHECK_DIALECTS)[number];
+  only: string[];
+  json: boolean;
+  timeoutMs: number;
+}
+
+/** The flags, checked; a bad one is named as typed. */
+export function checkSettings(argv: CheckArgs): Settings {
+  let url: URL;
+  try {
+    url = new URL(argv.url);
+  } catch {
+    throw new UsageError(`URL '${argv.url}' is not a URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`URL '${argv.url}' is not an http(s) URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`);
+  const dialect = argv.dialect ?? "open-responses";
+  if (!isCheckDialect(dialect)) throw new UsageError(`--dialect: unknown dialect '${dialect}'. Known dialects: ${CHECK_DIALECTS.join(", ")}.`);
+  const only = (argv.only ?? []).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
+  for (const name of only) if (!BATTERY_NAMES.includes(name)) throw new UsageError(`--only: unknown check '${name}'. Checks: ${BATTERY_NAMES.join(", ")}.`);
+  let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
+  if (argv["timeout-ms"] !== undefined) {
+    const text = String(argv["timeout-ms"]);
+    timeoutMs = Number(text);
+    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout-ms must be a whole number of milliseconds above 0, got '${text}'`);
+  }
+  if (argv.model.trim() === "") throw new UsageError("--model must not be empty");
+  return { base: url.href.replace(/\/+$/, ""), apiKey: argv["api-key"], model: argv.model, dialect, only, json: argv.json, timeoutMs };
+}
+
+/** Why a fetch failed, in words: `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`, or the timeout. */
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no complete answer within ${timeoutMs} ms (--timeout-ms)`;
+  if (e?.cause?.code) return `${e.cause.code}${e.cause.message ? ` (${e.cause.message})` : ""}`;
+  return e?.cause?.message ?? e?.message ?? String(err);
+}
+
+/** POSTs one battery request and reads the whole answer as text, however it ends. */
+async function send(settings: Settings, request: BatteryRequest): Promise<RawAnswer> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  const signal = AbortSignal.timeout(settings.timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(`${settings.base}/responses`, { method: "POST", headers, body: request.raw ?? JSON.stringify(request.body), signal });
+  } catch (err) {
+    return { body: "", failure: describeFailure(err, settings.timeoutMs) };
+  }
+  const answer: RawAnswer = { status: res.status, contentType: res.headers.get("content-type"), body: "" };
+  if (!res.body) return answer;
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of res.body) answer.body += decoder.decode(chunk, { stream: true });
+    answer.body += decoder.decode();
+  } catch (err) {
+    answer.failure = describeFailure(err, settings.timeoutMs);
+  }
+  return answer;
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+/** The command: runs the battery, prints the report, sets the exit code. */
+export async function runCheckCommand(argv: CheckArgs): Promise<void> {
+  let settings: Settings;
+  try {
+    settings = checkSettings(argv);
+  } catch (err) {
+    process.exitCode = 1;
+    await write(process.stderr, `${NAME} check: ${(err as Error).message}\n`);
+    return;
+  }
+  const report = await runBattery({ model: settings.model, dialect: settings.dialect, only: settings.only, send: (request) => send(settings, request) });
+  if (settings.json) await write(process.stdout, jsonReport(report, settings.base));
+  else await write(process.stdout, formatReport(report, { target: settings.base, color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+  if (report.unreachable) {
+    await write(process.stderr, `${NAME} check: cannot reach ${settings.base}: ${report.unreachable}\n`);
+    process.exitCode = 2;
+  } else {
+    process.exitCode = report.ok ? 0 : 1;
+  }
+}
