@@ -6,7 +6,8 @@
  * The rule for array flags (`--scenarios PATH...`): an array flag takes
  * every word after it up to the next flag or `--`. Typed before the command,
  * it also stops at a command name: `--scenarios feat serve` is
- * `serve --scenarios feat`. (After the command, every word is a path.)
+ * `serve --scenarios feat`, and `--scenarios feat play hello` plays `hello`.
+ * (After the command, every word is a path.)
  */
 import { nearestName } from "../util/nearest-name.js";
 
@@ -37,9 +38,21 @@ export interface CommandLine {
 }
 
 /**
+ * The words with the command at `at` moved first, followed by the words
+ * typed after it (its positionals stay right behind it), then those typed
+ * before it (flags, in order), ahead of any `--`.
+ */
+function commandFirst(words: readonly string[], at: number): string[] {
+  const after = words.slice(at + 1);
+  const end = after.includes("--") ? after.indexOf("--") : after.length;
+  return [words[at], ...after.slice(0, end), ...words.slice(0, at), ...after.slice(end)];
+}
+
+/**
  * Finds the command among the words, and moves it first when it was typed
  * among the values of an array flag that came before it (see the module
- * comment). Everything else is left in place, in order.
+ * comment), so that the array ends there and the words after the command
+ * keep their meaning. Any other line is left as typed.
  */
 export function findCommand(words: readonly string[], kinds: FlagKinds): CommandLine {
   const switches = new Set(kinds.switches);
@@ -58,7 +71,7 @@ export function findCommand(words: readonly string[], kinds: FlagKinds): Command
     if (arrays.has(name)) {
       let j = i + 1;
       for (; j < words.length && !isFlag(words[j]); j++) {
-        if (commands.has(words[j])) return { args: [words[j], ...words.slice(0, j), ...words.slice(j + 1)], command: words[j] };
+        if (commands.has(words[j])) return { args: commandFirst(words, j), command: words[j] };
       }
       i = j - 1;
       continue;

@@ -92,7 +92,7 @@ function scenarioOptions<T>(y: Argv<T>) {
       type: "string",
       array: true,
       describe:
-        "Scenario files or folders to load; they replace library scenarios of the same name. Takes every path after it up to the next flag (or repeat the flag); before the command, the command's name ends the list: '--scenarios DIR serve' is 'serve --scenarios DIR'",
+        "Scenario files or folders to load; they replace library scenarios of the same name. Takes every path after it up to the next flag (or repeat the flag); typed before the command, it stops at the command's name: '--scenarios DIR serve' is 'serve --scenarios DIR'",
     })
     .option("library", {
       type: "boolean",

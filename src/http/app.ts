@@ -114,7 +114,7 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
  * What a 404 says: what is there instead. Admin routes that are off say so;
  * a `/v1/…` path that is not the Responses API (chat completions, embeddings,
  * models, …) says that only the Responses API is served, and lists its
- * routes; a Responses path without `/v1` points at the base URL; anything
+ * routes (as does an unknown path under `/v1/responses`); a Responses path without `/v1` points at the base URL; anything
  * else says where the API is.
  */
 function notFoundMessage(method: string, path: string, admin: boolean, router: Router): string {
@@ -123,6 +123,7 @@ function notFoundMessage(method: string, path: string, admin: boolean, router: R
     if (!admin) return `No route for ${route}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`;
     return `No admin route for ${route}. The admin routes are: ${routesUnder(router, "/__mock")}.`;
   }
+  if (under(path, "/v1/responses")) return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
   if (under(path, "/v1")) {
     return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`;
   }
