@@ -513,7 +513,7 @@ describe("a bad flag is named as typed, in words", () => {
     expect(await refused(["serve", "--port"])).toBe("openresponses-mock: --port: needs a value\n");
     expect(await refused(["serve", "--port", "--no-library"])).toBe("openresponses-mock: --port: needs a value\n");
     expect(await refused(["play", "auto", "--dialect"])).toBe("openresponses-mock: --dialect: needs a value\n");
-    expect(await refused(["serve", "--port", "1", "--port", "2"])).toBe("openresponses-mock: --port: given 2 times ('1', '2'); give it once\n");
+    expect(await refused(["serve", "--port", "1", "--port", "2"])).toBe("openresponses-mock: --port: given 2 times (1, 2); give it once\n");
   });
 
   it("an unknown flag gets the nearest known one, and the command's help", async () => {

@@ -253,9 +253,9 @@ function version(): string {
 }
 
 /**
- * A number flag, read as text and converted here (yargs would turn `1MB`
- * into NaN): the number typed, or an error that names the flag and quotes
- * what was typed. Ranges are the options schema's to check.
+ * A number flag, declared with no type and converted here (yargs' `number`
+ * type would turn `1MB` into NaN): the number typed, or an error that names
+ * the flag and quotes what was typed. Ranges are the options schema's to check.
  */
 function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => number {
   const flag = SERVE_FLAGS[option] ?? `--${option}`;
@@ -320,19 +320,19 @@ const cli = yargs(line.args)
     (y) =>
       scenarioOptions(
         y
-          .option("port", { type: "string", coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
+          .option("port", { requiresArg: true, coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
           .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-          .option("seed", { type: "string", coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
+          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
           .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
           .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-          .option("body-limit", { type: "string", coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
-          .option("latency-ms", { type: "string", coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
-          .option("chunk-ms", { type: "string", coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
-          .option("jitter-ms", { type: "string", coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
-          .option("tokens-per-second", { type: "string", coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
-          .option("heartbeat-ms", { type: "string", coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
-          .option("store-limit", { type: "string", coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-          .option("journal-bytes", { type: "string", coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
+          .option("body-limit", { requiresArg: true, coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
+          .option("latency-ms", { requiresArg: true, coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
+          .option("chunk-ms", { requiresArg: true, coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
+          .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
+          .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
+          .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+          .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+          .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
           .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
@@ -359,7 +359,7 @@ const cli = yargs(line.args)
       scenarioOptions(
         y
           .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header); give it before --scenarios, which takes every path after it" })
-          .option("seed", { type: "string", coerce: numberFlag("seed"), describe: "Server seed, as serve --seed (default 0)" })
+          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed, as serve --seed (default 0)" })
           .option("dialect", { type: "string", describe: `Wire dialect: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("input", { type: "string", default: DEFAULT_PLAY_INPUT, describe: "The user message" })
           .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
