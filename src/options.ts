@@ -7,6 +7,13 @@ import { DIALECT_NAMES } from "./dialect/index.js";
 import type { Clock } from "./timing/clock.js";
 import { DEFAULT_JOURNAL_BYTES } from "./journal/journal.js";
 import type { LogTarget } from "./log/logger.js";
+import { nearestName } from "./util/nearest-name.js";
+
+/** `unknown dialect 'opnai'; did you mean 'openai'? known dialects: …` */
+const unknownDialect = (name: string) => {
+  const near = nearestName(name, DIALECT_NAMES);
+  return `unknown dialect '${name.slice(0, 80)}'; ${near !== undefined ? `did you mean '${near}'? ` : ""}known dialects: ${DIALECT_NAMES.join(", ")}`;
+};
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -34,7 +41,7 @@ export const ServerOptions = z.object({
   dialect: z
     .string()
     .default("open-responses")
-    .refine((name) => DIALECT_NAMES.includes(name), { error: (issue) => `unknown dialect '${String(issue.input)}'; known dialects: ${DIALECT_NAMES.join(", ")}` }),
+    .refine((name) => DIALECT_NAMES.includes(name), { error: (issue) => unknownDialect(String(issue.input)) }),
   /** How many requests the journal keeps (the oldest are dropped). */
   journalLimit: z.number().int().min(0).max(10_000_000).default(1000),
   /**
@@ -107,15 +114,63 @@ export type ServerOptionsInput = z.input<typeof ServerOptions>;
 export type ResolvedServerOptions = z.output<typeof ServerOptions>;
 
 /**
+ * What each option takes, in words a user understands: a bad value is
+ * reported as `NAME: expected WHAT, got VALUE` (the CLI passes a flag's text
+ * as typed when it is not a number, so that it is quoted as typed). The
+ * schema's own messages (`refine`, `custom`) are kept as they are.
+ */
+export const OPTION_EXPECTS: Partial<Record<keyof ServerOptionsInput, string>> = {
+  port: "a port number (0-65535)",
+  host: "a host name or IP address",
+  seed: `a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+  apiKey: "a non-empty key",
+  storeLimit: "a whole number of responses from 0 to 10000000",
+  journalLimit: "a whole number of requests from 0 to 10000000",
+  journalBytes: "a whole number of bytes, 0 or more (0 keeps no bodies)",
+  admin: "true or false",
+  bodyLimit: "a number of bytes (a whole number, 1 or more)",
+  scenarios: "a path, or a list of paths and scenario objects",
+  scenario: "a scenario name",
+  strict: "true or false",
+  library: "true or false",
+  latencyMs: "a number of milliseconds from 0 to 3600000",
+  chunkMs: "a number of milliseconds from 0 to 3600000",
+  jitterMs: "a number of milliseconds from 0 to 3600000",
+  tokensPerSecond: "a number of tokens per second, above 0 and at most 1000000",
+  heartbeatMs: "a number of milliseconds from 0 to 3600000 (0: never)",
+};
+
+/** A value as a message quotes it: text in quotes (cut at 80 characters), '' as nothing, anything else as JSON. */
+export function quoteValue(value: unknown): string {
+  if (value === "") return "nothing";
+  if (typeof value === "string") return `'${value.length > 80 ? `${value.slice(0, 80)}…` : value}'`;
+  if (typeof value === "number" || typeof value === "boolean" || value === undefined || value === null) return String(value);
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 80 ? `${json.slice(0, 80)}…` : json;
+}
+
+/** Options refused: one line per problem, `NAME: what is wrong`, each naming the option as the caller spelled it. */
+export class OptionsError extends TypeError {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid openresponses-mock options:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+    this.name = "OptionsError";
+  }
+}
+
+/**
  * Validates options, with a message that names each bad option — as `names`
- * spells it when given (the CLI passes its flags, e.g. `journalBytes` → `--journal-bytes`).
+ * spells it when given (the CLI passes its flags, e.g. `journalBytes` → `--journal-bytes`) —
+ * and says what it takes and what it got.
  */
 export function resolveOptions(input: ServerOptionsInput = {}, names: Partial<Record<keyof ServerOptionsInput, string>> = {}): ResolvedServerOptions {
-  const result = ServerOptions.safeParse(input);
+  const result = ServerOptions.safeParse(input, { reportInput: true });
   if (!result.success) {
     const name = (path: PropertyKey[]) => (path.length === 1 ? names[path[0] as keyof ServerOptionsInput] : undefined) ?? (path.join(".") || "(options)");
-    const lines = result.error.issues.map((i) => `  ${name(i.path)}: ${i.message}`);
-    throw new TypeError(`Invalid openresponses-mock options:\n${lines.join("\n")}`);
+    const problems = result.error.issues.map((i) => {
+      const expects = i.path.length === 1 ? OPTION_EXPECTS[i.path[0] as keyof ServerOptionsInput] : undefined;
+      return `${name(i.path)}: ${expects !== undefined && i.code !== "custom" ? `expected ${expects}, got ${quoteValue(i.input)}` : i.message}`;
+    });
+    throw new OptionsError([...new Set(problems)]);
   }
   return result.data;
 }

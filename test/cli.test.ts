@@ -1,7 +1,8 @@
 /** The `openresponses-mock` command, run as a user runs it (the built dist/). */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -361,12 +362,12 @@ describe("help and strict options", () => {
       expect(stdout).toContain("--help");
     });
 
-    it(`${command} refuses an unknown option`, async () => {
+    it(`${command} refuses an unknown option, naming it and pointing to its help`, async () => {
       const args = { serve: ["serve", "--port", "0"], validate: ["validate", join(dir, "hello.json")], list: ["list"], play: ["play", "auto", "--no-library"] }[command]!;
       const { code, stdout, stderr } = await run([...args, "--bogus-option", "1"]);
       expect(code).toBe(1);
       expect(stdout).toBe("");
-      expect(stderr).toMatch(/Unknown argument/);
+      expect(stderr).toBe(`openresponses-mock: unknown option '--bogus-option'\nopenresponses-mock: see 'openresponses-mock ${command} --help' for the options\n`);
     });
   }
 
@@ -376,10 +377,10 @@ describe("help and strict options", () => {
     for (const command of ["serve", "validate <files..>", "list", "play <name>"]) expect(stdout).toContain(`openresponses-mock ${command}`);
   });
 
-  it("refuses an unknown command", async () => {
+  it("refuses an unknown command, listing the commands", async () => {
     const { code, stderr } = await run(["frobnicate"]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/Unknown argument/);
+    expect(stderr).toBe("openresponses-mock: unknown command 'frobnicate'. Commands: serve, validate, list, play (serve is the default); see 'openresponses-mock --help'\n");
   });
 });
 
@@ -411,7 +412,7 @@ describe("serve timing options", () => {
     const { code, stdout, stderr } = await run(["serve", "--port", "0", "--journal-bytes", value]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toMatch(/--journal-bytes: must be a whole number of bytes, 0 or more \(0 keeps no bodies\); got /);
+    expect(stderr).toBe(`openresponses-mock: --journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got ${value === "64MiB" ? "'64MiB'" : value}\n`);
   });
 
   it("refuses a negative --chunk-ms", async () => {
@@ -439,5 +440,207 @@ describe("security defaults", () => {
     };
     expect(await run([])).toMatch(/all interfaces .* no API key/);
     expect(await run(["--api-key", "k"])).toBe("");
+  });
+});
+
+/** Runs the CLI and expects it to fail before doing anything: exit 1, nothing on stdout; resolves with stderr. */
+async function refused(args: string[], cwd?: string): Promise<string> {
+  const { code, stdout, stderr } = await run(args, cwd);
+  expect(code, `${args.join(" ")}: ${stderr}`).toBe(1);
+  expect(stdout).toBe("");
+  return stderr;
+}
+
+describe("-h/--help and -v/--version everywhere", () => {
+  const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+  it.each([[[]], [["serve"]], [["validate"]], [["list"]], [["play"]]])("%j -h and --help print the help, exit 0", async (command) => {
+    for (const flag of ["-h", "--help"]) {
+      const { code, stdout, stderr } = await run([...command, flag]);
+      expect(code, flag).toBe(0);
+      expect(stderr, flag).toBe("");
+      expect(stdout).toContain(`openresponses-mock${command.length ? ` ${command[0]}` : ""}`);
+      expect(stdout).toContain("-h, --help");
+      expect(stdout).toContain("-v, --version");
+    }
+  });
+
+  it.each([[["-v"]], [["--version"]], [["serve", "-v"]], [["play", "--version"]]])("%j prints the version, exit 0", async (args) => {
+    expect(await run(args)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  it("serve's help states the --scenarios rule", async () => {
+    const { stdout } = await run(["serve", "--help"]);
+    expect(stdout.replace(/\s+/g, " ")).toContain("Takes every path after it up to the next flag (or repeat the flag); typed before the command, it stops at the command's name: '--scenarios DIR serve' is 'serve --scenarios DIR'");
+  });
+});
+
+describe("a bad flag is named as typed, in words", () => {
+  it.each([
+    ["--port", "abc", "--port: expected a port number (0-65535), got 'abc'"],
+    ["--port", "99999", "--port: expected a port number (0-65535), got 99999"],
+    ["--port", "1.5", "--port: expected a port number (0-65535), got 1.5"],
+    ["--body-limit", "1MB", "--body-limit: expected a number of bytes (a whole number, 1 or more), got '1MB'"],
+    ["--body-limit", "0", "--body-limit: expected a number of bytes (a whole number, 1 or more), got 0"],
+    ["--seed", "x", "--seed: expected a whole number from 0 to 9007199254740991, got 'x'"],
+    ["--seed", "-1", "--seed: expected a whole number from 0 to 9007199254740991, got -1"],
+    ["--latency-ms", "1s", "--latency-ms: expected a number of milliseconds from 0 to 3600000, got '1s'"],
+    ["--chunk-ms", "-1", "--chunk-ms: expected a number of milliseconds from 0 to 3600000, got -1"],
+    ["--jitter-ms", "lots", "--jitter-ms: expected a number of milliseconds from 0 to 3600000, got 'lots'"],
+    ["--heartbeat-ms", "5000000", "--heartbeat-ms: expected a number of milliseconds from 0 to 3600000 (0: never), got 5000000"],
+    ["--tokens-per-second", "0", "--tokens-per-second: expected a number of tokens per second, above 0 and at most 1000000, got 0"],
+    ["--store-limit", "many", "--store-limit: expected a whole number of responses from 0 to 10000000, got 'many'"],
+    ["--journal-bytes", "64MiB", "--journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got '64MiB'"],
+    ["--host", "", "--host: expected a host name or IP address, got nothing"],
+    ["--dialect", "opnai", "--dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai"],
+    ["--dialect", "klingon", "--dialect: unknown dialect 'klingon'; known dialects: open-responses, openai"],
+  ])("serve %s %j", async (flag, value, message) => {
+    expect(await refused(["serve", ...(flag === "--port" ? [] : ["--port", "0"]), "--no-library", flag, value])).toBe(`openresponses-mock: ${message}\n`);
+  });
+
+  it("play's --seed and --dialect are named the same way", async () => {
+    expect(await refused(["play", "auto", "--no-library", "--seed", "1e999"])).toBe("openresponses-mock: --seed: expected a whole number from 0 to 9007199254740991, got '1e999'\n");
+    expect(await refused(["play", "auto", "--no-library", "--dialect", "x"])).toBe("openresponses-mock: --dialect: unknown dialect 'x'; known dialects: open-responses, openai\n");
+  });
+
+  it("every problem gets its line", async () => {
+    expect(await refused(["serve", "--port", "70000", "--chunk-ms", "-1", "--no-library"])).toBe(
+      "openresponses-mock: --port: expected a port number (0-65535), got 70000\nopenresponses-mock: --chunk-ms: expected a number of milliseconds from 0 to 3600000, got -1\n",
+    );
+  });
+
+  it("a flag with no value, or given twice, says so", async () => {
+    expect(await refused(["serve", "--port"])).toBe("openresponses-mock: --port: needs a value\n");
+    expect(await refused(["serve", "--port", "--no-library"])).toBe("openresponses-mock: --port: needs a value\n");
+    expect(await refused(["play", "auto", "--dialect"])).toBe("openresponses-mock: --dialect: needs a value\n");
+    expect(await refused(["serve", "--port", "1", "--port", "2"])).toBe("openresponses-mock: --port: given 2 times (1, 2); give it once\n");
+  });
+
+  it("an unknown flag gets the nearest known one, and the command's help", async () => {
+    expect(await refused(["serve", "--prot", "0"])).toBe("openresponses-mock: unknown option '--prot'; did you mean '--port'?\nopenresponses-mock: see 'openresponses-mock serve --help' for the options\n");
+    expect(await refused(["--no-admn"])).toBe("openresponses-mock: unknown option '--no-admn'; did you mean '--no-admin'?\nopenresponses-mock: see 'openresponses-mock --help' for the options\n");
+    expect(await refused(["list", "--scenarioes", dir])).toBe("openresponses-mock: unknown option '--scenarioes'; did you mean '--scenarios'?\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n");
+    expect(await refused(["list", "--seed", "1", "-q"])).toBe("openresponses-mock: unknown option '--seed'\nopenresponses-mock: unknown option '-q'\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n");
+  });
+
+  it("words left over are named: a mistyped command, a path without --scenarios, one NAME too many", async () => {
+    expect(await refused(["plya", "auto"])).toBe("openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, validate, list, play (serve is the default); see 'openresponses-mock --help'\n");
+    expect(await refused(["serve", "./scenarios"])).toBe("openresponses-mock: serve takes no arguments, got './scenarios'; to load scenario files, write --scenarios ./scenarios; see 'openresponses-mock serve --help'\n");
+    expect(await refused(["play", "auto", "hello"])).toBe("openresponses-mock: play takes one scenario NAME, got 'auto' and then 'hello'; see 'openresponses-mock play --help'\n");
+  });
+
+  it("a missing NAME or FILE says what to give", async () => {
+    expect(await refused(["validate"])).toBe("openresponses-mock: validate: give one or more scenario files or folders, e.g. 'openresponses-mock validate scenarios/'\n");
+    expect(await refused(["play", "--scenarios", dir, "hello"])).toBe(
+      "openresponses-mock: play: give the scenario NAME first, e.g. 'openresponses-mock play text' ('openresponses-mock list' shows the names); --scenarios takes every path after it, so write 'play NAME --scenarios DIR'\n",
+    );
+  });
+});
+
+describe("--scenarios does not swallow the command", () => {
+  it("--scenarios DIR serve runs serve with the folder loaded", async () => {
+    const { child, line } = await start(["--scenarios", dir, "serve", "--port", "0", "--no-library"]);
+    const baseURL = line.split(" ").at(-1)!;
+    const res = await post(baseURL, { model: "m", input: "ping" }, { "x-mock-scenario": "hello" });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("Hi there! You said: ping");
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+
+  it("--scenarios A B list lists both; so does --scenarios A --scenarios B", async () => {
+    const names = (stdout: string) => stdout.split("\n").filter(Boolean).map((r) => r.split(/\s{2,}/)[0]);
+    const greedy = await run(["--no-library", "--scenarios", join(dir, "hello.json"), join(dir, "dice.json"), "list"]);
+    expect(greedy.stderr).toBe("");
+    expect(names(greedy.stdout)).toEqual(["auto (default)", "hello", "dice"]);
+    const repeated = await run(["list", "--no-library", "--scenarios", join(dir, "hello.json"), "--scenarios", join(dir, "dice.json")]);
+    expect(names(repeated.stdout)).toEqual(["auto (default)", "hello", "dice"]);
+  });
+
+  it("--scenarios DIR play NAME plays NAME", async () => {
+    const { code, stdout } = await run(["--no-library", "--scenarios", dir, "play", "hello"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Hi there! You said: Hello!");
+  });
+});
+
+describe("serve cannot listen", () => {
+  it("a port in use: pick another or --port 0, exit 1, no stack", async () => {
+    const taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = (taken.address() as { port: number }).port;
+    try {
+      expect(await refused(["serve", "--port", String(port), "--no-library"])).toBe(
+        `openresponses-mock: port ${port} is already in use on 127.0.0.1: pick another with --port N, or --port 0 for a free one\n`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("an address this machine does not have is a --host problem", async () => {
+    // 192.0.2.1 is TEST-NET-1: never an address of this machine.
+    expect(await refused(["serve", "--port", "0", "--host", "192.0.2.1", "--no-library"])).toBe(
+      "openresponses-mock: --host: this machine has no network interface with the address 192.0.2.1; use 127.0.0.1 (the default), 0.0.0.0 for every interface, or one of this machine's addresses\n",
+    );
+  });
+
+  it("a host name that does not resolve is a --host problem", async () => {
+    const stderr = await refused(["serve", "--port", "0", "--host", "no-such-host.invalid", "--no-library"]);
+    expect(stderr).toBe(
+      "openresponses-mock: --host: cannot find the address of 'no-such-host.invalid'; give an IP address (127.0.0.1, the default, or 0.0.0.0 for every interface) or a host name of this machine\n",
+    );
+  });
+});
+
+describe("validate DIR and --scenarios DIR skip node_modules and dot-entries", () => {
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), "orm-cli-walk-"));
+    writeFileSync(join(project, "mine.json"), JSON.stringify({ name: "mine", description: "Mine.", generate: { strategy: "auto" } }));
+    mkdirSync(join(project, "sub"));
+    writeFileSync(join(project, "sub", "nested.json"), JSON.stringify({ name: "nested", description: "Nested.", generate: { strategy: "auto" } }));
+    // None of these is a scenario: read, they would be errors.
+    for (const folder of ["node_modules/some-package", "sub/node_modules/x", ".git", ".vscode"]) {
+      mkdirSync(join(project, folder), { recursive: true });
+      writeFileSync(join(project, folder, "package.json"), JSON.stringify({ name: "some-package", version: "1.0.0" }));
+    }
+    writeFileSync(join(project, ".eslintrc.json"), JSON.stringify({ root: true }));
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it("validate . checks only the user's files", async () => {
+    const { code, stdout, stderr } = await run(["validate", "."], project);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toBe("ok mine.json (mine)\nok sub/nested.json (nested)\n");
+  });
+
+  it("list --scenarios . loads the same", async () => {
+    const { code, stdout } = await run(["list", "--no-library", "--scenarios", "."], project);
+    expect(code).toBe(0);
+    expect(stdout.split("\n").filter(Boolean).map((r) => r.split(/\s{2,}/)[0])).toEqual(["auto (default)", "mine", "nested"]);
+  });
+
+  it("a dot-folder or node_modules given by name is still read", async () => {
+    const { code, stderr } = await run(["validate", ".vscode"], project);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^\.vscode\/package\.json: /);
+  });
+});
+
+describe("an unknown scenario name suggests the nearest", () => {
+  const KNOWN = "Known scenarios: auto, cut, dice, hello, limited, tools.";
+
+  it("play NAME", async () => {
+    expect(await refused(["play", "helo", "--no-library", "--scenarios", dir])).toBe(`openresponses-mock: unknown scenario 'helo'. Did you mean 'hello'? ${KNOWN}\n`);
+    expect(await refused(["play", "nope", "--no-library", "--scenarios", dir])).toBe(`openresponses-mock: unknown scenario 'nope'. ${KNOWN}\n`);
+  });
+
+  it("--scenario NAME on serve and list names the flag", async () => {
+    expect(await refused(["serve", "--port", "0", "--no-library", "--scenarios", dir, "--scenario", "Tool"])).toBe(
+      `openresponses-mock: --scenario: unknown scenario 'Tool'. Did you mean 'tools'? ${KNOWN}\n`,
+    );
+    expect(await refused(["list", "--no-library", "--scenarios", dir, "--scenario", "dize"])).toBe(`openresponses-mock: --scenario: unknown scenario 'dize'. Did you mean 'dice'? ${KNOWN}\n`);
   });
 });

@@ -9,27 +9,53 @@
  * - `list` shows the scenarios a server would load.
  * - `play NAME` prints the SSE stream a request would get, with no server.
  *
- * Errors go to stderr with exit code 1. Scenario problems are printed one per
- * line as `FILE: $.json.path: message`, the same by every command.
+ * Errors go to stderr with exit code 1, one `openresponses-mock: …` line
+ * each, naming a bad flag as typed and saying what it takes. Scenario
+ * problems are printed one per line as `FILE: $.json.path: message`, the
+ * same by every command. `-h`/`--help` and `-v`/`--version` work everywhere.
+ *
+ * `--scenarios PATH...` takes every path after it up to the next flag;
+ * typed before the command, it stops at the command's name (see args.ts).
  */
 import { STATUS_CODES } from "node:http";
 import { readFileSync } from "node:fs";
-import yargs, { type Argv } from "yargs";
+import yargs, { type Argv, type MiddlewareFunction } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DIALECT_NAMES, DIALECTS, renderError } from "../dialect/index.js";
-import { resolveOptions, type ServerOptionsInput } from "../options.js";
+import { OPTION_EXPECTS, OptionsError, quoteValue, resolveOptions, type ServerOptionsInput } from "../options.js";
 import { loadRegistry, startMockServer, type MockServer } from "../server.js";
 import { loadScenarios } from "../scenario/load.js";
 import { ScenarioError, formatIssue } from "../scenario/parse.js";
+import { UnknownScenarioError, knownScenariosHint } from "../scenario/registry.js";
 import { ApiError } from "../spec/index.js";
 import { checkOptions, runCheckCommand } from "./check.js";
+import { nearestName } from "../util/nearest-name.js";
+import { findCommand, flagsMissingValues, unknownFlags } from "./args.js";
+import { listenErrorMessage, yargsMessage } from "./errors.js";
 import { formatList } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
 
 const NAME = "openresponses-mock";
 
-/** A problem the user has to fix; printed as is, exit code 1. */
-class UsageError extends Error {}
+/** Messages of UsageErrors: yargs passes on a coerce function's error as its message only. */
+const usageMessages = new Set<string>();
+
+/** A problem the user has to fix; printed as is (one `openresponses-mock: ` line per line), exit code 1. */
+class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    usageMessages.add(message);
+  }
+}
+
+/** The lines an error is printed as (each after `openresponses-mock: `), in the words of the command line. */
+function errorLines(err: unknown): string[] {
+  if (err instanceof OptionsError) return [...err.problems];
+  if (err instanceof UnknownScenarioError) return [`--scenario: unknown scenario '${err.scenario.slice(0, 80)}'. ${err.hint}`];
+  const listen = listenErrorMessage(err);
+  if (listen !== undefined) return [listen];
+  return (err instanceof Error ? err.message : String(err)).split("\n");
+}
 
 /** Prints an error the way every command does, and sets exit code 1. */
 function fail(err: unknown): void {
@@ -39,7 +65,7 @@ function fail(err: unknown): void {
     process.stderr.write(err.issues.map(formatIssue).join("\n") + "\n");
     return;
   }
-  process.stderr.write(`${NAME}: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(errorLines(err).map((line) => `${NAME}: ${line}\n`).join(""));
 }
 
 /** Writes to stdout and resolves once the data is handed to the OS (so exit codes never cut output). */
@@ -71,7 +97,8 @@ function scenarioOptions<T>(y: Argv<T>) {
     .option("scenarios", {
       type: "string",
       array: true,
-      describe: "Scenario files or folders to load (several allowed); they replace library scenarios of the same name",
+      describe:
+        "Scenario files or folders to load; they replace library scenarios of the same name. Takes every path after it up to the next flag (or repeat the flag); typed before the command, it stops at the command's name: '--scenarios DIR serve' is 'serve --scenarios DIR'",
     })
     .option("library", {
       type: "boolean",
@@ -95,21 +122,14 @@ interface ServeArgs extends ScenarioArgs {
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
   "store-limit"?: number;
-  "journal-bytes"?: string;
+  "journal-bytes"?: number;
   dialect?: string;
   admin: boolean;
   strict: boolean;
   log?: string;
 }
 
-/** A flag's text as a number when it is one, else as typed (so that the error quotes it, not NaN). */
-function numberOrText(text: string | undefined): number | string | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  return text.trim() !== "" && Number.isFinite(n) ? n : text;
-}
-
-/** The serve flags by option name, so that a bad value is reported as the flag it was typed as. */
+/** The flags by option name (serve's; list and play use some), so that a bad value is reported as the flag it was typed as. */
 const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   port: "--port",
   host: "--host",
@@ -144,8 +164,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
-      // A text the schema refuses, quoting it.
-      journalBytes: numberOrText(argv["journal-bytes"]) as number | undefined,
+      journalBytes: argv["journal-bytes"],
       dialect: argv.dialect,
       admin: argv.admin,
       strict: argv.strict,
@@ -203,7 +222,7 @@ async function validate(argv: { files: string[] }): Promise<void> {
 async function list(argv: ScenarioArgs & { scenario?: string }): Promise<void> {
   try {
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
-    const resolved = resolveOptions({ scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario });
+    const resolved = resolveOptions({ scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario }, SERVE_FLAGS);
     await writeOut(formatList(await loadRegistry(resolved)));
   } catch (err) {
     fail(err);
@@ -223,11 +242,9 @@ interface PlayArgs extends ScenarioArgs {
 async function play(argv: PlayArgs): Promise<void> {
   try {
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
-    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library, dialect: argv.dialect });
+    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library, dialect: argv.dialect }, SERVE_FLAGS);
     const registry = await loadRegistry(resolved);
-    if (!registry.byName.has(argv.name)) {
-      throw new UsageError(`unknown scenario '${argv.name}'. Known scenarios: ${[...registry.byName.keys()].sort().join(", ")}.`);
-    }
+    if (!registry.byName.has(argv.name)) throw new UsageError(`unknown scenario '${argv.name.slice(0, 80)}'. ${knownScenariosHint(argv.name, registry.byName.keys())}`);
     const body = { model: argv.model, input: argv.input, stream: true };
     let text: string;
     try {
@@ -257,27 +274,87 @@ function version(): string {
   }
 }
 
-await yargs(hideBin(process.argv))
+/**
+ * A number flag, declared with no type and converted here (yargs' `number`
+ * type would turn `1MB` into NaN): the number typed, or an error that names
+ * the flag and quotes what was typed. Ranges are the options schema's to check.
+ */
+function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => number {
+  const flag = SERVE_FLAGS[option] ?? `--${option}`;
+  return (value) => {
+    if (Array.isArray(value)) throw new UsageError(`${flag}: given ${value.length} times (${value.map(quoteValue).join(", ")}); give it once`);
+    if (typeof value === "number") return value;
+    const text = String(value);
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${flag}: expected ${OPTION_EXPECTS[option] ?? "a number"}, got ${quoteValue(text)}`);
+    return n;
+  };
+}
+
+const COMMANDS = ["serve", "validate", "list", "play"];
+/** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
+const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict"];
+
+// The words as typed, with the command moved first if `--scenarios` came before it.
+const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });
+const helpHint = `see '${NAME}${line.command ? ` ${line.command}` : ""} --help'`;
+
+/** What yargs hands a middleware besides the arguments: itself (yargs/build/lib/middleware.js), with the options of the command it runs. */
+interface CommandYargs {
+  getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]>; boolean: string[] };
+}
+
+/**
+ * Before yargs validates: flags the command does not know (each as typed,
+ * with the nearest known one), and words left over, in words a user
+ * understands. yargs' own strict mode stays behind it.
+ */
+function checkWords(argv: { _: (string | number)[]; name?: unknown }, y: CommandYargs): void {
+  const options = y.getOptions();
+  const unknown = unknownFlags(line.args, { keys: Object.keys(options.key), aliases: options.alias });
+  if (unknown.length > 0) {
+    const lines = unknown.map((u) => `unknown option '${u.typed}'${u.suggestion ? `; did you mean '${u.suggestion}'?` : ""}`);
+    throw new UsageError([...lines, `${helpHint} for the options`].join("\n"));
+  }
+  const empty = flagsMissingValues(line.args, Object.keys(options.key).filter((k) => !options.boolean.includes(k)));
+  if (empty.length > 0) throw new UsageError(empty.map((flag) => `${flag}: needs a value`).join("\n"));
+  const extra = argv._.map(String);
+  if (COMMANDS.includes(extra[0])) extra.shift();
+  if (extra.length === 0) return;
+  const words = extra.map((w) => `'${w.slice(0, 80)}'`).join(", ");
+  const pathHint = extra.some((w) => /[/\\.]/.test(w)) ? `; to load scenario files, write --scenarios ${extra[0]}` : "";
+  if (line.command === undefined) {
+    const near = nearestName(extra[0], COMMANDS);
+    throw new UsageError(`unknown command ${words}${near ? ` (did you mean '${near}'?)` : ""}${pathHint}. Commands: ${COMMANDS.join(", ")} (serve is the default); ${helpHint}`);
+  }
+  if (line.command === "play") throw new UsageError(`play takes one scenario NAME, got '${String(argv.name)}' and then ${words}; ${helpHint}`);
+  throw new UsageError(`${line.command} takes no arguments, got ${words}${pathHint}; ${helpHint}`);
+}
+
+const cli = yargs(line.args)
   .scriptName(NAME)
+  // yargs' messages are read by yargsMessage: English, whatever the locale.
+  .locale("en")
+  .middleware(checkWords as unknown as MiddlewareFunction, true)
   .command(
     ["serve", "$0"],
     "Start the mock server (the default command).",
     (y) =>
       scenarioOptions(
         y
-          .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
+          .option("port", { requiresArg: true, coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
           .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-          .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
+          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
           .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
           .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-          .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" })
-          .option("latency-ms", { type: "number", describe: "Time to the first byte of every answer, in ms (default 0)" })
-          .option("chunk-ms", { type: "number", describe: "Pause between streamed events, in ms (default 0)" })
-          .option("jitter-ms", { type: "number", describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
-          .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
-          .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
-          .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-          .option("journal-bytes", { type: "string", describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
+          .option("body-limit", { requiresArg: true, coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
+          .option("latency-ms", { requiresArg: true, coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
+          .option("chunk-ms", { requiresArg: true, coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
+          .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
+          .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
+          .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+          .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+          .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
           .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" })
@@ -304,8 +381,8 @@ await yargs(hideBin(process.argv))
     (y) =>
       scenarioOptions(
         y
-          .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header)" })
-          .option("seed", { type: "number", describe: "Server seed, as serve --seed (default 0)" })
+          .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header); give it before --scenarios, which takes every path after it" })
+          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed, as serve --seed (default 0)" })
           .option("dialect", { type: "string", describe: `Wire dialect: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("input", { type: "string", default: DEFAULT_PLAY_INPUT, describe: "The user message" })
           .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
@@ -320,5 +397,18 @@ await yargs(hideBin(process.argv))
   )
   .strict()
   .version(version())
+  .alias("v", "version")
   .help()
-  .parseAsync();
+  .alias("h", "help")
+  .fail((message: string | undefined, err: Error | undefined) => {
+    // Thrown, not printed: yargs would go on to run the command after a custom fail handler returns.
+    if (err instanceof UsageError) throw err;
+    if (message !== undefined && usageMessages.has(message)) throw new UsageError(message);
+    throw new UsageError(yargsMessage(message ?? err?.message ?? "invalid command line", NAME, line.command));
+  });
+
+try {
+  await cli.parseAsync();
+} catch (err) {
+  fail(err);
+}

@@ -101,18 +101,51 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
 /** The journal entry of the request being handled. */
 export const journalEntry = (ctx: { state: { journal?: unknown } }): JournalEntry | undefined => ctx.state.journal as JournalEntry | undefined;
 
-/** Anything no route answered (and no handler took over) is a 404 error object. */
-const notFound: Koa.Middleware = async (ctx, next) => {
-  await next();
-  if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
-    throw new ApiError({
-      status: 404,
-      type: "not_found",
-      code: "not_found",
-      message: `No route for ${ctx.method} ${ctx.path}. The API lives under /v1 (POST /v1/responses).`,
-    });
+/** A router's routes under a prefix, for a message: `POST /v1/responses, GET/DELETE /v1/responses/{id}, …`. */
+function routesUnder(router: Router, prefix: string): string {
+  const byPath = new Map<string, Set<string>>();
+  for (const layer of router.stack) {
+    if (typeof layer.path !== "string" || !(layer.path === prefix || layer.path.startsWith(`${prefix}/`))) continue;
+    const methods = byPath.get(layer.path) ?? new Set<string>();
+    for (const m of layer.methods) if (m !== "HEAD") methods.add(m);
+    byPath.set(layer.path, methods);
   }
-};
+  return [...byPath].map(([path, methods]) => `${[...methods].join("/")} ${path.replace(/:(\w+)/g, "{$1}")}`).join(", ");
+}
+
+/** Whether a path is `prefix` or under it. */
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * What a 404 says: what is there instead. Admin routes that are off say so;
+ * a `/v1/…` path that is not the Responses API (chat completions, embeddings,
+ * models, …) says that only the Responses API is served, and lists its
+ * routes (as does an unknown path under `/v1/responses`); a Responses path without `/v1` points at the base URL; anything
+ * else says where the API is.
+ */
+function notFoundMessage(method: string, path: string, admin: boolean, router: Router): string {
+  const route = `${method.slice(0, 20)} ${path.slice(0, 80)}`;
+  if (under(path, "/__mock")) {
+    if (!admin) return `No route for ${route}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`;
+    return `No admin route for ${route}. The admin routes are: ${routesUnder(router, "/__mock")}.`;
+  }
+  if (under(path, "/v1/responses")) return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
+  if (under(path, "/v1")) {
+    return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`;
+  }
+  if (under(path, "/responses")) return `No route for ${route}. The API lives under /v1: did you mean ${method.slice(0, 20)} /v1${path.slice(0, 80)}? Give clients the base URL ending in /v1.`;
+  return `No route for ${route}. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up${admin ? "; the admin routes are under /__mock/" : ""}.`;
+}
+
+/** Anything no route answered (and no handler took over) is a 404 error object that says what is there. */
+const notFound =
+  (admin: boolean, router: () => Router): Koa.Middleware =>
+  async (ctx, next) => {
+    await next();
+    if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
+      throw new ApiError({ status: 404, type: "not_found", code: "not_found", message: notFoundMessage(ctx.method, ctx.path, admin, router()) });
+    }
+  };
 
 /**
  * The app as its callers use it: a Node request listener. Structural, so that
@@ -127,7 +160,8 @@ export function createApp(deps: AppDeps): RequestApp {
   app.silent = true;
   app.use(errorMiddleware(deps));
   app.use(journalMiddleware(deps));
-  app.use(notFound);
+  // The router is built below; the 404 reads its routes when it answers.
+  app.use(notFound(deps.admin, () => router));
 
   // One router for every route: each request is matched once.
   const router = new Router();

@@ -26,6 +26,7 @@ import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, s
 import { conversationOf, playOutcome, scheduleOf, storedRecord } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseCreateRequest, type ParsePolicy } from "./validate.js";
+import { unknownScenarioHeader } from "../scenario/registry.js";
 
 /** The only path that accepts a WebSocket upgrade. */
 export const WEBSOCKET_PATH = "/v1/responses";
@@ -127,15 +128,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
   const strict = strictHeader(headers) ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const scenario = headers.get("x-mock-scenario") || undefined;
-  if (scenario !== undefined && !deps.registry.byName.has(scenario)) {
-    throw new ApiError({
-      status: 400,
-      type: "invalid_request",
-      code: "unknown_scenario",
-      param: "x-mock-scenario",
-      message: `Unknown scenario '${scenario.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...deps.registry.byName.keys()].sort().join(", ")}.`,
-    });
-  }
+  if (scenario !== undefined && !deps.registry.byName.has(scenario)) throw unknownScenarioHeader(deps.registry, scenario);
   return { seed, dialect, scenario, session, headers, raw: req.headers, strict };
 }
 

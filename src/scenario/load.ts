@@ -1,7 +1,8 @@
 /**
  * Loading scenario files from disk — the only file-system code of the
  * scenario layer. Paths may be files or folders (every *.json inside, sorted,
- * recursively). All problems of all files are reported together.
+ * recursively, but not `node_modules` nor dot-folders and dot-files). All
+ * problems of all files are reported together.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
@@ -18,12 +19,20 @@ export interface LoadedScenario {
   source: string;
 }
 
+/**
+ * Entries a folder walk never enters or reads: `node_modules` and dot-entries
+ * (`.git`, `.vscode`, `.eslintrc.json`, …), which hold no scenarios of the
+ * user's. A path given by name is read even so.
+ */
+export const skippedInWalk = (name: string): boolean => name === "node_modules" || name.startsWith(".");
+
 async function jsonFiles(path: string): Promise<string[]> {
   const info = await stat(path);
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
   const out: string[] = [];
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (skippedInWalk(e.name)) continue;
     const full = join(path, e.name);
     if (e.isDirectory()) out.push(...(await jsonFiles(full)));
     else if (e.isFile() && e.name.endsWith(".json") && !e.name.endsWith(".schema.json")) out.push(full);

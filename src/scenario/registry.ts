@@ -6,6 +6,7 @@
  */
 import { ApiError } from "../spec/index.js";
 import type { CreateResponseBody, ItemParam } from "../spec/index.js";
+import { nearestName } from "../util/nearest-name.js";
 import { lastUserText } from "./conversation.js";
 import type { MatchRules, Scenario } from "./schema.js";
 
@@ -32,15 +33,47 @@ export interface Selection {
   reason: SelectionReason;
 }
 
+/**
+ * What to say after "unknown scenario 'NAME'": the nearest known name if one
+ * is close, then every known name — `Did you mean 'hello'? Known scenarios:
+ * auto, hello, tools.` The same words wherever a name is refused.
+ */
+export function knownScenariosHint(name: string, known: Iterable<string>): string {
+  const names = [...known].sort();
+  const near = nearestName(name, names);
+  return `${near !== undefined ? `Did you mean '${near}'? ` : ""}Known scenarios: ${names.join(", ")}.`;
+}
+
+/** A default scenario (option `scenario`, `--scenario`) that no loaded scenario is named. */
+export class UnknownScenarioError extends Error {
+  /** The name asked for, and what to say next (`knownScenariosHint`). */
+  constructor(
+    readonly scenario: string,
+    readonly hint: string,
+  ) {
+    super(`Unknown default scenario '${scenario}'. ${hint}`);
+    this.name = "UnknownScenarioError";
+  }
+}
+
 /** Builds a registry; later scenarios with the same name replace earlier ones. */
 export function createRegistry(scenarios: readonly Scenario[], defaultName = "auto"): ScenarioRegistry {
   const byName = new Map<string, Scenario>([[AUTO_SCENARIO.name, AUTO_SCENARIO]]);
   for (const s of scenarios) byName.set(s.name, s);
   const defaultScenario = byName.get(defaultName);
-  if (!defaultScenario) {
-    throw new Error(`Unknown default scenario '${defaultName}'. Known scenarios: ${[...byName.keys()].sort().join(", ")}.`);
-  }
+  if (!defaultScenario) throw new UnknownScenarioError(defaultName, knownScenariosHint(defaultName, byName.keys()));
   return { scenarios: [...byName.values()], byName, defaultScenario };
+}
+
+/** The 400 for an `x-mock-scenario` header that names no scenario (HTTP and WebSocket alike). */
+export function unknownScenarioHeader(registry: ScenarioRegistry, header: string): ApiError {
+  return new ApiError({
+    status: 400,
+    type: "invalid_request",
+    code: "unknown_scenario",
+    param: "x-mock-scenario",
+    message: `Unknown scenario '${header.slice(0, 80)}' in x-mock-scenario. ${knownScenariosHint(header, registry.byName.keys())}`,
+  });
 }
 
 const regexCache = new WeakMap<MatchRules, RegExp>();
@@ -77,15 +110,7 @@ export function selectScenario(
 ): Selection {
   if (header !== undefined && header !== "") {
     const named = registry.byName.get(header);
-    if (!named) {
-      throw new ApiError({
-        status: 400,
-        type: "invalid_request",
-        code: "unknown_scenario",
-        param: "x-mock-scenario",
-        message: `Unknown scenario '${header.slice(0, 80)}' in x-mock-scenario. Known scenarios: ${[...registry.byName.keys()].sort().join(", ")}.`,
-      });
-    }
+    if (!named) throw unknownScenarioHeader(registry, header);
     return { scenario: named, reason: "header" };
   }
   if (forced) return forced;
