@@ -8,9 +8,16 @@
  * a bad flag); 2 the server could not be reached.
  */
 import type { Argv } from "yargs";
+import { nearestName } from "../util/nearest-name.js";
 import { BATTERY_NAMES, CHECK_DIALECTS, formatReport, isCheckDialect, jsonReport, runBattery, type BatteryRequest, type RawAnswer } from "../check/index.js";
 
 const NAME = "openresponses-mock";
+
+/** `did you mean 'X'? ` when a known name is near the one typed, else nothing. */
+const didYouMean = (typed: string, known: readonly string[]) => {
+  const near = nearestName(typed, known);
+  return near === undefined ? "" : `did you mean '${near}'? `;
+};
 
 /** The model asked for unless `--model` says otherwise. */
 export const DEFAULT_CHECK_MODEL = "openresponses-check";
@@ -60,16 +67,16 @@ export function checkSettings(argv: CheckArgs): Settings {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`URL '${argv.url}' is not an http(s) URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`);
   const dialect = argv.dialect ?? "open-responses";
-  if (!isCheckDialect(dialect)) throw new UsageError(`--dialect: unknown dialect '${dialect}'. Known dialects: ${CHECK_DIALECTS.join(", ")}.`);
+  if (!isCheckDialect(dialect)) throw new UsageError(`--dialect: unknown dialect '${dialect}'; ${didYouMean(dialect, CHECK_DIALECTS)}known dialects: ${CHECK_DIALECTS.join(", ")}`);
   const only = (argv.only ?? []).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
-  for (const name of only) if (!BATTERY_NAMES.includes(name)) throw new UsageError(`--only: unknown check '${name}'. Checks: ${BATTERY_NAMES.join(", ")}.`);
+  for (const name of only) if (!BATTERY_NAMES.includes(name)) throw new UsageError(`--only: unknown check '${name}'; ${didYouMean(name, BATTERY_NAMES)}checks: ${BATTERY_NAMES.join(", ")}`);
   let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
   if (argv["timeout-ms"] !== undefined) {
     const text = String(argv["timeout-ms"]);
     timeoutMs = Number(text);
-    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout-ms must be a whole number of milliseconds above 0, got '${text}'`);
+    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout-ms: expected a whole number of milliseconds above 0, got '${text}'`);
   }
-  if (argv.model.trim() === "") throw new UsageError("--model must not be empty");
+  if (argv.model.trim() === "") throw new UsageError("--model: expected a model name, got nothing");
   return { base: url.href.replace(/\/+$/, ""), apiKey: argv["api-key"], model: argv.model, dialect, only, json: argv.json, timeoutMs };
 }
 

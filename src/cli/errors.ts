@@ -42,6 +42,7 @@ const helpFor = (name: string, command?: string) => `'${name}${command ? ` ${com
 export function yargsMessage(message: string, name: string, command?: string): string {
   if (/^Not enough non-option arguments|^Missing required argument/.test(message)) {
     if (command === "validate") return `validate: give one or more scenario files or folders, e.g. '${name} validate scenarios/'`;
+    if (command === "check") return `check: give the server's base URL, as the SDKs take it, e.g. '${name} check http://127.0.0.1:4010/v1'`;
     if (command === "play") {
       return `play: give the scenario NAME first, e.g. '${name} play text' ('${name} list' shows the names); --scenarios takes every path after it, so write 'play NAME --scenarios DIR'`;
     }

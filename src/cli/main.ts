@@ -291,9 +291,9 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
   };
 }
 
-const COMMANDS = ["serve", "validate", "list", "play"];
+const COMMANDS = ["serve", "validate", "list", "play", "check"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
-const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict"];
+const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "json"];
 
 // The words as typed, with the command moved first if `--scenarios` came before it.
 const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });

@@ -259,11 +259,18 @@ describe("check when things go wrong", () => {
   it("names a bad flag as typed", async () => {
     const dialect = await run(["check", "http://127.0.0.1:1/v1", "--dialect", "klingon"]);
     expect(dialect.code).toBe(1);
-    expect(dialect.stderr).toBe("openresponses-mock check: --dialect: unknown dialect 'klingon'. Known dialects: open-responses, openai.\n");
+    expect(dialect.stderr).toBe("openresponses-mock check: --dialect: unknown dialect 'klingon'; known dialects: open-responses, openai\n");
+    const near = await run(["check", "http://127.0.0.1:1/v1", "--dialect", "opnai"]);
+    expect(near.stderr).toBe("openresponses-mock check: --dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai\n");
     const only = await run(["check", "http://127.0.0.1:1/v1", "--only", "text,nope"]);
-    expect(only.stderr).toContain("--only: unknown check 'nope'. Checks: text, text-stream,");
+    expect(only.stderr).toContain("--only: unknown check 'nope'; checks: text, text-stream,");
+    const onlyNear = await run(["check", "http://127.0.0.1:1/v1", "--only", "text-strem"]);
+    expect(onlyNear.stderr).toContain("--only: unknown check 'text-strem'; did you mean 'text-stream'? checks: text,");
     const timeout = await run(["check", "http://127.0.0.1:1/v1", "--timeout-ms", "soon"]);
-    expect(timeout.stderr).toContain("--timeout-ms must be a whole number of milliseconds above 0, got 'soon'");
+    expect(timeout.stderr).toContain("--timeout-ms: expected a whole number of milliseconds above 0, got 'soon'");
+    const missing = await run(["check"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("check: give the server's base URL, as the SDKs take it, e.g. 'openresponses-mock check http://127.0.0.1:4010/v1'");
     const url = await run(["check", "localhost:4010"]);
     expect(url.code).toBe(1);
     expect(url.stderr).toContain("URL 'localhost:4010' is not an http(s) URL");
