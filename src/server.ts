@@ -21,6 +21,8 @@ import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
+import { createProxy } from "./proxy/proxy.js";
+import { refuseUpgrades } from "./proxy/upgrade.js";
 
 /**
  * Loads the shipped library (unless turned off) and the given scenarios. A
@@ -97,7 +99,7 @@ export interface MockServer extends MockControls {
 export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = new MemoryResponseStore(options.storeLimit);
-  return {
+  const deps: AppDeps = {
     registry,
     store,
     runs: new Runs(store, clock),
@@ -121,6 +123,14 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     repeats: new RepeatCounter(),
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
+  if (options.upstream !== undefined) {
+    deps.proxy = createProxy(
+      deps,
+      { upstream: new URL(options.upstream), api: options.upstreamApi, upstreamKey: options.upstreamKey, timeoutMs: options.upstreamTimeoutMs, record: options.record, checker: options.checker },
+      options.storeLimit,
+    );
+  }
+  return deps;
 }
 
 let sessionCounter = 0;
@@ -154,8 +164,8 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     const body = JSON.stringify({ error: { type: "invalid_request", code, param: null, message } });
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
-  // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks.
-  const webSockets = attachWebSocket(server, deps);
+  // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks (a proxy passes on HTTP only).
+  const webSockets = deps.proxy ? refuseUpgrades(server, deps) : attachWebSocket(server, deps);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -179,7 +189,9 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     (closing ??= new Promise<void>((resolve) => {
       runs.stopAll();
       webSockets.close();
-      server.close(() => resolve());
+      deps.proxy?.close();
+      // A proxy's recordings still being written are finished first.
+      server.close(() => void (deps.proxy?.flush() ?? Promise.resolve()).finally(resolve));
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
     }));

@@ -7,6 +7,7 @@
  * - `validate FILE...` checks scenario files and folders.
  * - `list` shows the scenarios a server would load.
  * - `play NAME` prints the SSE stream a request would get, with no server.
+ * - `proxy --upstream URL` listens like serve and forwards to a real server.
  *
  * Errors go to stderr with exit code 1. Scenario problems are printed one per
  * line as `FILE: $.json.path: message`, the same by every command.
@@ -23,6 +24,8 @@ import { ScenarioError, formatIssue } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
 import { formatList } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
+import { displayUpstream } from "../proxy/upstream.js";
+import { PROXY_FLAGS, proxyFlags, proxyOptions, type ProxyArgs } from "./proxy.js";
 
 const NAME = "openresponses-mock";
 
@@ -121,10 +124,11 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   scenario: "--scenario",
 };
 
-async function serve(argv: ServeArgs): Promise<void> {
+async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   let mock: MockServer;
   try {
     const options: ServerOptionsInput = {
+      ...(proxy ? proxyOptions(proxy, process.env) : {}),
       port: argv.port,
       host: argv.host,
       seed: argv.seed,
@@ -145,7 +149,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       scenario: argv.scenario,
       library: argv.library,
     };
-    resolveOptions(options, SERVE_FLAGS);
+    resolveOptions(options, { ...SERVE_FLAGS, ...PROXY_FLAGS });
     mock = await startMockServer(options);
   } catch (err) {
     fail(err);
@@ -160,6 +164,7 @@ async function serve(argv: ServeArgs): Promise<void> {
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+  if (proxy) console.log(`${NAME} proxying /v1/responses to ${proxy["upstream-api"] ?? "responses"} ${displayUpstream(new URL(proxy.upstream))}${proxy.record !== undefined ? `, recording into ${proxy.record}` : ""}`);
   // Printed last, so that a supervisor that reads this line can signal us at once.
   console.log(`${NAME} listening on ${mock.baseURL}`);
 }
@@ -235,13 +240,9 @@ function version(): string {
   }
 }
 
-await yargs(hideBin(process.argv))
-  .scriptName(NAME)
-  .command(
-    ["serve", "$0"],
-    "Start the mock server (the default command).",
-    (y) =>
-      scenarioOptions(
+/** serve's flags (proxy takes them too). */
+function serveFlags<T>(y: Argv<T>) {
+  return scenarioOptions(
         y
           .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
           .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
@@ -259,8 +260,22 @@ await yargs(hideBin(process.argv))
           .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
           .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
           .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
-      ),
+  );
+}
+
+await yargs(hideBin(process.argv))
+  .scriptName(NAME)
+  .command(
+    ["serve", "$0"],
+    "Start the mock server (the default command).",
+    (y) => serveFlags(y),
     (argv) => serve(argv),
+  )
+  .command(
+    "proxy",
+    "Listen like serve, and forward /v1/responses to a real server (--upstream URL): checked, translated from Chat Completions (--upstream-api chat), recorded (--record DIR).",
+    (y) => proxyFlags(serveFlags(y)),
+    (argv) => serve(argv, argv),
   )
   .command(
     "validate <files..>",

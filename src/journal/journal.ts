@@ -59,6 +59,14 @@ export interface JournalEntry {
   status: number;
   /** Whether the answer was streamed (SSE or WebSocket). */
   streamed: boolean;
+  /**
+   * Proxy mode: where the request went (`api`, the upstream URL without
+   * credentials or query), the status the upstream answered (null when it
+   * never answered) and what went wrong with it, if anything. Null otherwise.
+   */
+  upstream: { api: string; url: string; status: number | null; error: string | null } | null;
+  /** Proxy mode: what the live conformance check found in the answer; null when it was not checked. */
+  violations: { index: number | null; path: string | null; message: string }[] | null;
 }
 
 /** One page of the journal: `has_more` says whether entries follow it in its order. */
@@ -190,6 +198,8 @@ export class Journal {
       responseId: null,
       status: 0,
       streamed: false,
+      upstream: null,
+      violations: null,
     };
     if (this.limit === 0) return entry;
     const slot: Slot = { entry, cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length, live: true };
