@@ -366,6 +366,9 @@ export class ChatTranslator {
   end(completedAt: number): StreamEvent[] {
     if (this.terminal) return [];
     const out = this.start();
+    for (const [index, call] of this.calls) {
+      if (call.outputIndex === null && call.name === "") return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", `Upstream fault: tool call ${index} never got a function name.`))];
+    }
     const finish = this.finish ?? { kind: "completed" };
     this.openWaitingCalls(out);
     this.closeItem(out, finish.kind === "incomplete" ? "incomplete" : "completed");

@@ -154,8 +154,10 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       const error = { type: "server_error", code: failure?.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message, param: null };
       if (entry?.upstream) entry.upstream.error = message;
       let out = "";
+      // The upstream's own snapshot is already in its wire form: it is carried on as it is. One the proxy makes is rendered in the dialect.
+      const upstreamSnapshot = watch.response !== null;
       for (const event of watch.cutEvents(error, fallbackResponse(p, request, json, dialect))) {
-        const frame = eventFrame(dialect, event, undefined);
+        const frame = upstreamSnapshot ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n` : eventFrame(dialect, event, undefined);
         const data = frame.slice(frame.indexOf("\ndata: ") + 7, -2);
         watch.frame(data, at());
         check.event({ event: event.type, data });
