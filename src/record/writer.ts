@@ -29,6 +29,15 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * JSON with two-space indents, lists of numbers (chunk sizes) kept on one
+ * line. Only lists laid out over lines are joined: a raw line break never
+ * occurs inside a JSON string, so text is never touched.
+ */
+export function formatJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/\[\n\s*(-?\d+(?:\.\d+)?(?:,\n\s*-?\d+(?:\.\d+)?)*)\n\s*\]/g, (_m, list: string) => `[${list.split(/,\n\s*/).join(", ")}]`);
+}
+
 export class Recorder {
   readonly dir: string;
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -61,7 +70,7 @@ export class Recorder {
       // No file yet (or not JSON: it is written anew).
     }
     const { scenario, name, turn, notes } = recordInto(existing, exchange);
-    const text = redact(`${JSON.stringify(scenario, null, 2)}\n`, secrets);
+    const text = redact(`${formatJson(scenario)}\n`, secrets);
     // The file must load as it is written; a failure here is a bug of the recorder, reported with the file.
     validateScenario(JSON.parse(text), file);
     const temp = `${file}.${process.pid}.tmp`;

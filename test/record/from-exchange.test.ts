@@ -134,3 +134,13 @@ describe("chunking and timing", () => {
     expect(userTextPerTurn(items)).toEqual(["a", "a"]);
   });
 });
+
+describe("the file's layout", () => {
+  it("keeps number lists on one line and never touches text that looks like one", async () => {
+    const { formatJson } = await import("../../src/record/writer.js");
+    const value = { chunk: { sizes: [3, 1, 12] }, arguments: '{"ids":[1,2]}', nested: [[1, 2], ["a"]] };
+    const text = formatJson(value);
+    expect(text).toContain('"sizes": [3, 1, 12]');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+});
