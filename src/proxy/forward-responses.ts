@@ -128,7 +128,7 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
     res.writeHead(answer.status, answerHeaders(answer.headers));
     const reader = new SseReader();
     const decoder = new TextDecoder();
-    const watch = new StreamWatch(p.recorder !== undefined && request !== null);
+    const watch = new StreamWatch();
     let failure: UpstreamFailure | null = null;
     try {
       for await (const chunk of answer.body) {

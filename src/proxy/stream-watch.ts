@@ -6,6 +6,7 @@
  * with the sequence numbers going on — and the recorder can read it back.
  * It never throws on what an upstream sends. Pure.
  */
+import { foldEvents } from "../emit/fold.js";
 import type { ErrorPayload, ResponseResource, StreamEvent } from "../spec/index.js";
 import { TERMINAL_EVENT_TYPES } from "../spec/index.js";
 
@@ -20,7 +21,7 @@ export interface TimedEvent {
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class StreamWatch {
-  /** The events read, in order (kept only when `keep` is set). */
+  /** The events read, in order. */
   readonly events: TimedEvent[] = [];
   /** The latest response snapshot the stream carried. */
   response: ResponseResource | null = null;
@@ -34,8 +35,6 @@ export class StreamWatch {
   done = false;
   /** Output items by output_index, as added (and replaced when done). */
   private readonly items: Json[] = [];
-
-  constructor(private readonly keep: boolean) {}
 
   /** Reads one frame's data. */
   frame(data: string, at: number): void {
@@ -58,7 +57,20 @@ export class StreamWatch {
       this.items[index] = event.item;
     }
     if (TERMINAL_EVENT_TYPES.has(event.type)) this.terminal = event.type;
-    if (this.keep) this.events.push({ at, event: event as TimedEvent["event"] });
+    this.events.push({ at, event: event as TimedEvent["event"] });
+  }
+
+  /**
+   * The output as the stream has built it: the fold of its events so far
+   * (parts and text as streamed), or, for a stream the fold cannot read (an
+   * upstream off the spec), the last copy of each item it sent.
+   */
+  private outputSoFar(): (Json & { status?: unknown })[] {
+    try {
+      return foldEvents(this.events.map((e) => e.event as unknown as StreamEvent), { partial: true }).output as unknown as Json[];
+    } catch {
+      return this.items.filter(Boolean);
+    }
   }
 
   /**
@@ -76,7 +88,7 @@ export class StreamWatch {
       out.push({ type: "response.in_progress", sequence_number: seq++, response: { ...base, status: "in_progress", output: [] } } as unknown as StreamEvent);
     }
     out.push({ type: "error", sequence_number: seq++, error } as StreamEvent);
-    const output = this.items.filter(Boolean).map((item) => (item.status === "in_progress" ? { ...item, status: "incomplete" } : item));
+    const output = this.outputSoFar().map((item) => (item.status === "in_progress" ? { ...item, status: "incomplete" } : item));
     const response = { ...base, status: "failed", completed_at: null, output, error: { type: error.type, code: error.code ?? error.type, message: error.message }, incomplete_details: null };
     out.push({ type: "response.failed", sequence_number: seq, response } as unknown as StreamEvent);
     return out;
