@@ -18,3 +18,4 @@ export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
 export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock.js";
 export type { Plan, PlanItem, PlanOutcome } from "./generate/plan.js";
 export * as spec from "./spec/index.js";
+export type { LiveChecker, LiveCheck, LiveCheckRequest, LiveViolation } from "./proxy/live-check.js";

@@ -112,7 +112,8 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
           const parsed = JSON.parse(body) as ResponseResource;
           if (parsed && parsed.object === "response") {
             final = parsed;
-            recorded = { kind: "json", response: parsed as unknown as Record<string, unknown>, at: at() };
+            // A response still running (background mode) says nothing yet worth replaying.
+            if (parsed.status === "completed" || parsed.status === "incomplete" || parsed.status === "failed") recorded = { kind: "json", response: parsed as unknown as Record<string, unknown>, at: at() };
           }
         } catch {
           // Not JSON: passed on as it is (the check says what is wrong with it).

@@ -8,7 +8,10 @@
  * Chat Completions server (node:http, here) plays the edge cases chunk by
  * chunk and shows the chat request the proxy sent.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
@@ -105,6 +108,44 @@ describe("in front of aimock's /v1/chat/completions", () => {
       expect(second.output_text).toBe("It is sunny in Paris, 24°C.");
       expect(second.previous_response_id).toBe(first.id);
     });
+  });
+});
+
+describe("recording a Chat Completions upstream, replayed offline", () => {
+  it("replays the translated tool loop to the unchanged client: same items and text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orm-chat-record-"));
+    const aimock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent", chunkSize: 3 });
+    aimock.onToolResult("call_oslo_weather_00001", { content: "Oslo is cold today: 2°C and snow." });
+    aimock.onMessage("Oslo", { toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo","unit":"c"}', id: "call_oslo_weather_00001" }] });
+    await aimock.start();
+    /** The client's loop: stream turn 1, send the tool output back by previous_response_id, get turn 2 whole. */
+    const loop = async (baseURL: string) => {
+      const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
+      const first = await client.responses.stream({ model: "gpt-4o", input: "Weather in Oslo?", tools: LIBRARY_TOOLS_NOT_STRICT }).finalResponse();
+      const call = first.output.find((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call")!;
+      const second = await client.responses.create({ model: "gpt-4o", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: call.call_id, output: "2°C" }], tools: LIBRARY_TOOLS_NOT_STRICT });
+      const shape = (r: OpenAI.Responses.Response) => ({ status: r.status, model: r.model, items: r.output.map((o) => (o.type === "function_call" ? [o.type, o.name, o.arguments, o.call_id] : [o.type, r.output_text])) });
+      return [shape(first), shape(second)];
+    };
+    try {
+      const proxy = await startMockServer({ port: 0, upstream: `${aimock.url}/v1`, upstreamApi: "chat", record: dir });
+      let recorded;
+      try {
+        recorded = await loop(proxy.baseURL);
+      } finally {
+        await proxy.close();
+      }
+      expect(recorded[1].items).toEqual([["message", "Oslo is cold today: 2°C and snow."]]);
+      const replay = await startMockServer({ port: 0, scenarios: dir });
+      try {
+        expect(await loop(replay.baseURL)).toEqual(recorded);
+      } finally {
+        await replay.close();
+      }
+    } finally {
+      await aimock.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
