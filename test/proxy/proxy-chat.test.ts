@@ -122,7 +122,7 @@ describe("recording a Chat Completions upstream, replayed offline", () => {
     const loop = async (baseURL: string) => {
       const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
       const first = await client.responses.stream({ model: "gpt-4o", input: "Weather in Oslo?", tools: LIBRARY_TOOLS_NOT_STRICT }).finalResponse();
-      const call = first.output.find((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call")!;
+      const call = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
       const second = await client.responses.create({ model: "gpt-4o", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: call.call_id, output: "2°C" }], tools: LIBRARY_TOOLS_NOT_STRICT });
       const shape = (r: OpenAI.Responses.Response) => ({ status: r.status, model: r.model, items: r.output.map((o) => (o.type === "function_call" ? [o.type, o.name, o.arguments, o.call_id] : [o.type, r.output_text])) });
       return [shape(first), shape(second)];

@@ -103,7 +103,7 @@ describe("a Responses upstream that is slow or cuts the stream", () => {
   it("passes the upstream's own errors on as they are", async () => {
     const res = await post(proxy.baseURL, { model: "m", input: "hi" }, { "x-mock-scenario": "no-such-scenario" });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as { error: unknown };
     expect(body.error).toMatchObject({ code: "unknown_scenario", param: "x-mock-scenario" });
   });
 });

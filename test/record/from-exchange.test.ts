@@ -104,7 +104,7 @@ describe("recording an exchange", () => {
 
   it("names the items a scenario cannot hold, and keeps the rest", () => {
     const events = streamOf([{ type: "message", text: "ok" }]);
-    const terminal = events.at(-1)!.event as { response: { output: unknown[] } };
+    const terminal = events.at(-1)!.event as unknown as { response: { output: unknown[] } };
     terminal.response.output = [{ type: "web_search_call", id: "ws_1", status: "completed" }, ...terminal.response.output];
     const { scenario, notes } = recordInto(null, exchange([user("x")], events));
     expect(notes).toEqual(["output[0]: a 'web_search_call' item has no scenario step and is left out"]);
