@@ -175,7 +175,8 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       entry.violations = check.end();
       if (final) entry.responseId = final.id;
     }
-    if (request && final && typeof final.id === "string") p.memory.put({ response: final, input: withItemIds(inputItems(request.input), final.id) });
+    // Remembered only for the recorder: it rebuilds the conversation of a later previous_response_id from it.
+    if (p.recorder && request && final && typeof final.id === "string") p.memory.put({ response: final, input: withItemIds(inputItems(request.input), final.id) });
     if (request && items && recorded) recordExchange(p, req, { request, items, answer: recorded });
   }
 }
