@@ -29,7 +29,7 @@ import { ChatTranslator, completionAsChunks, upstreamError } from "./chat-stream
 import { recordExchange, type ProxyContext } from "./context.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
-import { readAll, UpstreamFailure } from "./upstream.js";
+import { clientWatch, readAll, UpstreamFailure } from "./upstream.js";
 
 const isSse = (headers: IncomingMessage["headers"]) => String(headers["content-type"] ?? "").toLowerCase().startsWith("text/event-stream");
 
@@ -145,19 +145,17 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
     sendJson(res, status, body, errorHeaders);
   };
 
+  const client = clientWatch(res);
   try {
     let answer;
     try {
-      answer = await p.upstream.send({ method: "POST", route: "/chat/completions", headers: chatHeaders(req, p.upstreamKey, stream), body: JSON.stringify(chat) });
+      answer = await p.upstream.send({ method: "POST", route: "/chat/completions", headers: chatHeaders(req, p.upstreamKey, stream), body: JSON.stringify(chat), signal: client.signal });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
+      if (client.gone()) return;
       return fail(err);
     }
     if (entry?.upstream) entry.upstream.status = answer.status;
-    const upstreamAnswer = answer;
-    res.once("close", () => {
-      if (!res.writableFinished) upstreamAnswer.abort();
-    });
 
     if (!stream || answer.status < 200 || answer.status > 299 || !isSse(answer.headers)) {
       let text: string;
@@ -165,6 +163,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
         text = await readAll(answer.body);
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
+        if (client.gone()) return;
         return fail(new ApiError({ status: err.kind === "timeout" ? 504 : 502, type: "server_error", code: err.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message: err.message }));
       }
       if (answer.status < 200 || answer.status > 299) {
@@ -229,6 +228,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
       if (!(err instanceof UpstreamFailure)) throw err;
       failure = err;
     }
+    if (client.gone()) return; // nothing more to say, nothing to record
     let last: StreamEvent[] = [];
     if (!translator.ended) {
       if (failure === null && translator.finished) last = translator.end(now());

@@ -27,7 +27,7 @@ import { recordExchange, type ProxyContext } from "./context.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
 import { StreamWatch } from "./stream-watch.js";
-import { answerHeaders, forwardHeaders, readAll, UpstreamFailure } from "./upstream.js";
+import { answerHeaders, clientWatch, forwardHeaders, readAll, UpstreamFailure } from "./upstream.js";
 
 const isSse = (headers: IncomingMessage["headers"]) => String(headers["content-type"] ?? "").toLowerCase().startsWith("text/event-stream");
 
@@ -79,21 +79,19 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
   }
   const check = guardedCheck(p.checker, { body: json, dialect: dialect.name, stream });
   const at = () => deps.clock.now() - started;
+  const client = clientWatch(res);
   let recorded: RecordedAnswer | null = null;
   let final: ResponseResource | null = null;
   try {
     let answer;
     try {
-      answer = await p.upstream.send({ method: "POST", route: "/responses", headers: forwardHeaders(req.headers, p.upstreamKey), body: raw });
+      answer = await p.upstream.send({ method: "POST", route: "/responses", headers: forwardHeaders(req.headers, p.upstreamKey), body: raw, signal: client.signal });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
+      if (client.gone()) return;
       return answerError(res, err, dialect, check, entry);
     }
     if (entry?.upstream) entry.upstream.status = answer.status;
-    const upstreamAnswer = answer;
-    res.once("close", () => {
-      if (!res.writableFinished) upstreamAnswer.abort();
-    });
 
     if (!isSse(answer.headers)) {
       let body: string;
@@ -101,8 +99,10 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
         body = await readAll(answer.body);
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
+        if (client.gone()) return;
         return answerError(res, failedBody(err), dialect, check, entry);
       }
+      if (client.gone()) return;
       check.json(answer.status, body);
       const headers = answerHeaders(answer.headers);
       res.writeHead(answer.status, { ...headers, "content-length": Buffer.byteLength(body) });
@@ -147,6 +147,7 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       if (!(err instanceof UpstreamFailure)) throw err;
       failure = err;
     }
+    if (client.gone()) return; // nothing more to say, nothing to record
     if (failure === null && watch.terminal !== null) {
       res.end(reader.rest);
     } else {
@@ -230,20 +231,18 @@ export async function forwardResponsesRoute(p: ProxyContext, req: IncomingMessag
   }
   const route = (req.url ?? "/").replace(/^\/v1(?=\/)/, "");
   if (entry) entry.upstream = { api: "responses", url: `${p.upstream.display}${route.split("?")[0]}`, status: null, error: null };
+  const client = clientWatch(res);
   let answer;
   try {
-    answer = await p.upstream.send({ method: req.method ?? "GET", route, headers: forwardHeaders(req.headers, p.upstreamKey), body: body.length > 0 ? body.toString("utf8") : undefined });
+    answer = await p.upstream.send({ method: req.method ?? "GET", route, headers: forwardHeaders(req.headers, p.upstreamKey), body: body.length > 0 ? body.toString("utf8") : undefined, signal: client.signal });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (entry?.upstream) entry.upstream.error = err.message;
+    if (client.gone()) return;
     const { status, headers, body: text } = renderedError(err, dialect);
     return sendJson(res, status, text, headers);
   }
   if (entry?.upstream) entry.upstream.status = answer.status;
-  const upstreamAnswer = answer;
-  res.once("close", () => {
-    if (!res.writableFinished) upstreamAnswer.abort();
-  });
   res.writeHead(answer.status, answerHeaders(answer.headers));
   try {
     for await (const chunk of answer.body) if (!(await writeBytes(res, chunk))) return answer.abort();

@@ -8,7 +8,7 @@
  * body fails with an UpstreamFailure the caller turns into the end of the
  * answer. Nothing here logs: the key never leaves the request it is put on.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { ApiError } from "../spec/index.js";
 
@@ -50,7 +50,22 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/**
+ * Watches the client of an exchange: `signal` aborts the upstream request
+ * when the client goes away before its answer is finished (waiting for the
+ * upstream, or mid-stream), and `gone()` says whether it has.
+ */
+export function clientWatch(res: ServerResponse): { signal: AbortSignal; gone(): boolean } {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return { signal: controller.signal, gone: () => controller.signal.aborted || res.destroyed };
+}
+
 export interface UpstreamRequest {
+  /** Aborts the request (and the reading of its answer): the client went away. */
+  signal?: AbortSignal;
   method: string;
   /** The route, appended to the base URL (`/responses`, `/chat/completions`, with a query if any). */
   route: string;
@@ -130,7 +145,7 @@ export class Upstream {
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       let answered = false;
       let failure: UpstreamFailure | null = null;
-      const request = send(url, { method: req.method, headers, agent: this.agent });
+      const request = send(url, { method: req.method, headers, agent: this.agent, signal: req.signal });
       request.setTimeout(this.timeoutMs, () => {
         failure = new UpstreamFailure("timeout", `The upstream (${where}) sent nothing for ${this.timeoutMs} ms (--upstream-timeout-ms).`);
         request.destroy(failure);

@@ -170,3 +170,39 @@ describe("WebSocket mode on a proxy", () => {
     }
   });
 });
+
+describe("a client that goes away", () => {
+  it("closes the upstream request too, mid-stream, and records nothing", async () => {
+    const { mkdtempSync, readdirSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "orm-gone-"));
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response: { id: "resp_1", object: "response", status: "in_progress", output: [] } })}\n\n`);
+      res.on("close", () => {
+        if (!res.writableFinished) upstreamClosed();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, record: dir });
+    try {
+      const res = await post(proxy.baseURL, { model: "m", input: "hi", stream: true });
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toContain("response.created");
+      await reader.cancel();
+      await closed; // the upstream saw its client (the proxy) leave
+      await proxy.close();
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await proxy.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
