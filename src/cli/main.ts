@@ -243,23 +243,23 @@ function version(): string {
 /** serve's flags (proxy takes them too). */
 function serveFlags<T>(y: Argv<T>) {
   return scenarioOptions(
-        y
-          .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
-          .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-          .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
-          .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
-          .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-          .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" })
-          .option("latency-ms", { type: "number", describe: "Time to the first byte of every answer, in ms (default 0)" })
-          .option("chunk-ms", { type: "number", describe: "Pause between streamed events, in ms (default 0)" })
-          .option("jitter-ms", { type: "number", describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
-          .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
-          .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
-          .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-          .option("journal-bytes", { type: "string", describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
-          .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
-          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
-          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
+    y
+      .option("port", { type: "number", default: 4010, describe: "Port to listen on (0 picks a free port)" })
+      .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
+      .option("seed", { type: "number", describe: "Server seed: the same request and seed give the same bytes (default 0)" })
+      .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
+      .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
+      .option("body-limit", { type: "number", describe: "Largest request body in bytes (default 32 MiB)" })
+      .option("latency-ms", { type: "number", describe: "Time to the first byte of every answer, in ms (default 0)" })
+      .option("chunk-ms", { type: "number", describe: "Pause between streamed events, in ms (default 0)" })
+      .option("jitter-ms", { type: "number", describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
+      .option("tokens-per-second", { type: "number", describe: "Pace text deltas at this rate instead of --chunk-ms" })
+      .option("heartbeat-ms", { type: "number", describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+      .option("store-limit", { type: "number", describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+      .option("journal-bytes", { type: "string", describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
+      .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
+      .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
+      .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" }),
   );
 }
 

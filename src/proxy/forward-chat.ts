@@ -26,7 +26,8 @@ import { ApiError, type CreateResponseBody, type StreamEvent } from "../spec/ind
 import { withItemIds } from "../store/conversation.js";
 import { buildChatRequest } from "./chat-request.js";
 import { ChatTranslator, completionAsChunks, upstreamError } from "./chat-stream.js";
-import { recordExchange, type ProxyContext } from "./context.js";
+import { recordExchange, secretsOf, type ProxyContext } from "./context.js";
+import { redact } from "../record/writer.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
 import { clientWatch, readAll, UpstreamFailure } from "./upstream.js";
@@ -146,6 +147,9 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
   };
 
   const client = clientWatch(res);
+  /** What the upstream says goes to the client and the journal: never with a key in it, should it echo one. */
+  const secrets = secretsOf(p, req);
+  const scrub = (text: string) => redact(text, secrets);
   try {
     let answer;
     try {
@@ -167,7 +171,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
         return fail(new ApiError({ status: err.kind === "timeout" ? 504 : 502, type: "server_error", code: err.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message: err.message }));
       }
       if (answer.status < 200 || answer.status > 299) {
-        const error = chatErrorOf(answer.status, text, where);
+        const error = chatErrorOf(answer.status, scrub(text), where);
         if (answer.status !== 401 && answer.status !== 403) recorded = { kind: "http_error", status: error.status, error: { type: error.type, code: error.code, message: error.message, param: error.param } };
         return fail(error);
       }
@@ -175,7 +179,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
       try {
         completion = JSON.parse(text);
       } catch {
-        return fail(new ApiError({ status: 502, type: "server_error", code: "upstream_invalid_body", message: `The upstream (${where}) answered 200 with a body that is not JSON: ${text.slice(0, 200)}` }));
+        return fail(new ApiError({ status: 502, type: "server_error", code: "upstream_invalid_body", message: `The upstream (${where}) answered 200 with a body that is not JSON: ${scrub(text.slice(0, 200))}` }));
       }
       const events: StreamEvent[] = [];
       for (const chunk of completionAsChunks(completion)) events.push(...translator.chunk(chunk));
@@ -207,11 +211,11 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
           else {
             let chunk: unknown;
             try {
-              chunk = JSON.parse(frame.data);
+              chunk = JSON.parse(frame.data.includes('"error"') ? scrub(frame.data) : frame.data);
             } catch {
               chunk = null;
             }
-            events.push(...(chunk === null ? translator.fail(upstreamError("upstream_invalid_chunk", `The upstream (${where}) sent a chunk that is not JSON: ${frame.data.slice(0, 120)}`)) : translator.chunk(chunk)));
+            events.push(...(chunk === null ? translator.fail(upstreamError("upstream_invalid_chunk", `The upstream (${where}) sent a chunk that is not JSON: ${scrub(frame.data.slice(0, 120))}`)) : translator.chunk(chunk)));
           }
           if (translator.ended) {
             answer.abort();

@@ -315,6 +315,22 @@ describe("in front of a scripted Chat Completions server", () => {
     expect(body.error.message).toMatch(/answered 404: model 'fake' not found/);
   });
 
+  it("blanks the upstream key should the upstream echo it in an error", async () => {
+    fake.script = (res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `Invalid key ${UPSTREAM_KEY} for this model`, code: "invalid_api_key" } }));
+    };
+    const res = await post(proxy.baseURL, { model: "fake", input: "go" });
+    expect(res.status).toBe(401);
+    const text = await res.text();
+    expect(text).not.toContain(UPSTREAM_KEY);
+    expect(text).toContain("Invalid key [redacted] for this model");
+    fake.script = [chunk({ content: "a" }), { chunk: { error: { message: `bad key ${UPSTREAM_KEY}` } } }];
+    const streamed = await (await post(proxy.baseURL, { model: "fake", input: "go", stream: true })).text();
+    expect(streamed).not.toContain(UPSTREAM_KEY);
+    expect(streamed).toContain("bad key [redacted]");
+  });
+
   it("never lets a key into the journal", async () => {
     const journal = await (await fetch(`${proxy.url}/__mock/requests`)).text();
     expect(journal).not.toContain(UPSTREAM_KEY);
