@@ -88,5 +88,11 @@ export function secretsOf(p: ProxyContext, req: IncomingMessage): string[] {
 export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: Omit<Exchange, "upstream" | "recordedAt">): void {
   if (!p.recorder) return;
   const full: Exchange = { ...exchange, upstream: `${p.api} ${p.upstream.display}`, recordedAt: new Date(p.deps.wallClock.now()).toISOString() };
-  p.recorder.record(full, secretsOf(p, req)).catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
+  p.recorder
+    .record(full, secretsOf(p, req))
+    .then((done) => {
+      // What the scenario format could not hold is said, not dropped in silence.
+      for (const note of done.notes) p.warn(`recorded ${done.file} turn ${done.turn} without something: ${note}`);
+    })
+    .catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
 }
