@@ -18,3 +18,4 @@ export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock
 export type { Plan, PlanItem, PlanOutcome } from "./generate/plan.js";
 export * as spec from "./spec/index.js";
 export * as check from "./check/index.js";
+export type { LiveChecker, LiveCheck, LiveCheckRequest, LiveViolation } from "./proxy/live-check.js";

@@ -14,6 +14,8 @@ const unknownDialect = (name: string) => {
   const near = nearestName(name, DIALECT_NAMES);
   return `unknown dialect '${name.slice(0, 80)}'; ${near !== undefined ? `did you mean '${near}'? ` : ""}known dialects: ${DIALECT_NAMES.join(", ")}`;
 };
+import type { LiveChecker } from "./proxy/live-check.js";
+import { parseUpstream } from "./proxy/upstream.js";
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -99,6 +101,29 @@ export const ServerOptions = z.object({
   clock: z
     .custom<Pick<Clock, "now">>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function", "clock must have a now() method")
     .optional(),
+  /**
+   * Proxy mode: the base URL of a real server, as the SDKs take it
+   * (`http://127.0.0.1:11434/v1`); `POST /v1/responses` is forwarded there.
+   */
+  upstream: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const url = value === undefined ? undefined : parseUpstream(value);
+      if (typeof url === "string") ctx.addIssue({ code: "custom", message: url });
+    }),
+  /** What the upstream speaks: the Responses API (passed on as it is) or Chat Completions (translated). */
+  upstreamApi: z.enum(["responses", "chat"], { error: (issue) => `must be 'responses' or 'chat', got ${JSON.stringify(issue.input)}` }).default("responses"),
+  /** The upstream's API key, sent as `Authorization: Bearer KEY` (without it, the client's Authorization is passed on). Never logged or written. */
+  upstreamKey: z.string().min(1, "must not be empty").optional(),
+  /** Longest silence from the upstream, in ms, before the answer fails: 504 before it, `error` + `response.failed` mid-stream. */
+  upstreamTimeoutMs: z.number().int().min(1).max(3_600_000).default(600_000),
+  /** Proxy mode: write each exchange as a scenario file into this folder. */
+  record: z.string().min(1).optional(),
+  /** Proxy mode: the checker run on every answer (programmatic only); by default the conformance checker of `check`. */
+  checker: z
+    .custom<LiveChecker>((v) => typeof v === "object" && v !== null && typeof (v as LiveChecker).start === "function", "checker must have a start() method")
+    .optional(),
   /** Timers that pace streams (programmatic only; tests pass a ManualClock). */
   timers: z
     .custom<Clock>(
@@ -106,6 +131,12 @@ export const ServerOptions = z.object({
       "timers must have now(), setTimeout() and clearTimeout()",
     )
     .optional(),
+}).superRefine((options, ctx) => {
+  // What only a proxy does needs an upstream to proxy.
+  if (options.upstream !== undefined) return;
+  for (const key of ["record", "upstreamKey", "checker"] as const) {
+    if (options[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "needs an upstream (proxy mode)" });
+  }
 });
 
 /** Options as a caller writes them (everything optional). */

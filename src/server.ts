@@ -24,6 +24,10 @@ import { RepeatCounter } from "./session/repeats.js";
 import { resolve as resolvePath, sep } from "node:path";
 import { attachRequestLog, type RequestLog } from "./log/logger.js";
 import type { ScenarioCounts, StartSummary } from "./log/format.js";
+import { conformanceChecker } from "./proxy/conformance.js";
+import { createProxy } from "./proxy/proxy.js";
+import { displayUpstream } from "./proxy/upstream.js";
+import { refuseUpgrades } from "./proxy/upgrade.js";
 
 /**
  * Loads the shipped library (unless turned off) and the given scenarios. A
@@ -126,7 +130,7 @@ export interface MockServer extends MockControls {
 export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = new MemoryResponseStore(options.storeLimit);
-  return {
+  const deps: AppDeps = {
     registry,
     store,
     runs: new Runs(store, clock),
@@ -150,13 +154,22 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     repeats: new RepeatCounter(),
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
+  if (options.upstream !== undefined) {
+    deps.proxy = createProxy(
+      deps,
+      { upstream: new URL(options.upstream), api: options.upstreamApi, upstreamKey: options.upstreamKey, timeoutMs: options.upstreamTimeoutMs, record: options.record, checker: options.checker ?? conformanceChecker() },
+      options.storeLimit,
+    );
+  }
+  return deps;
 }
 
 let sessionCounter = 0;
 
 /** What the start summary says of a server's settings: never the API key, only whether one is required. */
 function startSummary(baseURL: string, options: ResolvedServerOptions, scenarios: ScenarioCounts): StartSummary {
-  return { baseURL, scenarios, defaultScenario: options.scenario, dialect: options.dialect, seed: options.seed, apiKey: options.apiKey !== undefined, admin: options.admin };
+  const upstream = options.upstream === undefined ? null : { api: options.upstreamApi, url: displayUpstream(new URL(options.upstream)), record: options.record ?? null };
+  return { baseURL, scenarios, defaultScenario: options.scenario, dialect: options.dialect, seed: options.seed, apiKey: options.apiKey !== undefined, admin: options.admin, upstream };
 }
 
 /** Resolves once the journal has no request in progress, or after `ms` at most. */
@@ -195,8 +208,8 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     const body = JSON.stringify({ error: { type: "invalid_request", code, param: null, message } });
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
-  // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks.
-  const webSockets = attachWebSocket(server, deps);
+  // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks (a proxy passes on HTTP only).
+  const webSockets = deps.proxy ? refuseUpgrades(server, deps) : attachWebSocket(server, deps);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -225,7 +238,9 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     (closing ??= (async () => {
       runs.stopAll();
       webSockets.close();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      deps.proxy?.close();
+      // A proxy's recordings still being written are finished first.
+      const closed = new Promise<void>((resolve) => server.close(() => void (deps.proxy?.flush() ?? Promise.resolve()).finally(resolve)));
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
       await closed;

@@ -8,6 +8,7 @@
  * - `validate FILE...` checks scenario files and folders.
  * - `list` shows the scenarios a server would load.
  * - `play NAME` prints the SSE stream a request would get, with no server.
+ * - `proxy --upstream URL` listens like serve and forwards to a real server.
  *
  * Errors go to stderr with exit code 1, one `openresponses-mock: …` line
  * each, naming a bad flag as typed and saying what it takes. Scenario
@@ -34,6 +35,7 @@ import { findCommand, flagsMissingValues, unknownFlags } from "./args.js";
 import { listenErrorMessage, yargsMessage } from "./errors.js";
 import { formatList } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
+import { PROXY_FLAGS, proxyFlags, proxyOptions, type ProxyArgs } from "./proxy.js";
 
 const NAME = "openresponses-mock";
 
@@ -149,10 +151,11 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   log: "--log",
 };
 
-async function serve(argv: ServeArgs): Promise<void> {
+async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   let options: ServerOptionsInput;
   try {
     options = {
+      ...(proxy ? proxyOptions(proxy, process.env) : {}),
       port: argv.port,
       host: argv.host,
       seed: argv.seed,
@@ -174,7 +177,7 @@ async function serve(argv: ServeArgs): Promise<void> {
       // The CLI logs unless told not to (the API does not).
       log: (argv.log ?? "pretty") as ServerOptionsInput["log"],
     };
-    resolveOptions(options, SERVE_FLAGS);
+    resolveOptions(options, { ...SERVE_FLAGS, ...PROXY_FLAGS });
   } catch (err) {
     fail(err);
     return;
@@ -291,7 +294,7 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
   };
 }
 
-const COMMANDS = ["serve", "validate", "list", "play", "check"];
+const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
 const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "json"];
 
@@ -331,6 +334,30 @@ function checkWords(argv: { _: (string | number)[]; name?: unknown }, y: Command
   throw new UsageError(`${line.command} takes no arguments, got ${words}${pathHint}; ${helpHint}`);
 }
 
+/** serve's flags (proxy takes them too). */
+function serveFlags<T>(y: Argv<T>) {
+  return scenarioOptions(
+    y
+      .option("port", { requiresArg: true, coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
+      .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
+      .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
+      .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
+      .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
+      .option("body-limit", { requiresArg: true, coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
+      .option("latency-ms", { requiresArg: true, coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
+      .option("chunk-ms", { requiresArg: true, coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
+      .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
+      .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
+      .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+      .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
+      .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
+      .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
+      .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
+      .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" })
+      .option("log", { type: "string", describe: "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)" }),
+  );
+}
+
 const cli = yargs(line.args)
   .scriptName(NAME)
   // yargs' messages are read by yargsMessage: English, whatever the locale.
@@ -339,28 +366,14 @@ const cli = yargs(line.args)
   .command(
     ["serve", "$0"],
     "Start the mock server (the default command).",
-    (y) =>
-      scenarioOptions(
-        y
-          .option("port", { requiresArg: true, coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
-          .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
-          .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
-          .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-          .option("body-limit", { requiresArg: true, coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
-          .option("latency-ms", { requiresArg: true, coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
-          .option("chunk-ms", { requiresArg: true, coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
-          .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
-          .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
-          .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
-          .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-          .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
-          .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
-          .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
-          .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" })
-          .option("log", { type: "string", describe: "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)" }),
-      ),
+    (y) => serveFlags(y),
     (argv) => serve(argv),
+  )
+  .command(
+    "proxy",
+    "Listen like serve, and forward /v1/responses to a real server (--upstream URL): checked, translated from Chat Completions (--upstream-api chat), recorded (--record DIR).",
+    (y) => proxyFlags(serveFlags(y), numberFlag),
+    (argv) => serve(argv, argv),
   )
   .command(
     "validate <files..>",

@@ -41,3 +41,25 @@ export function chunkChars(text: string, size: number, maxDeltas = Infinity): st
   if (start < text.length) out.push(text.slice(start));
   return out;
 }
+
+/**
+ * Splits text into deltas of the given sizes in characters, in order (a
+ * recorded stream's own chunking); text past them goes in one last delta, and
+ * sizes past the text are left unused. At most `maxDeltas` deltas (the last one longer then).
+ */
+export function chunkSizes(text: string, sizes: readonly number[], maxDeltas = Infinity): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  for (const size of sizes) {
+    if (i >= text.length || out.length + 1 >= maxDeltas) break;
+    for (let n = 0; n < size && i < text.length; n++) {
+      const c = text.charCodeAt(i);
+      i += c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    }
+    out.push(text.slice(start, i));
+    start = i;
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}

@@ -9,7 +9,7 @@ import { assistantTurns, contentText, lastUserText, trailingToolOutputs } from "
 import type { Chunking, End, Scenario, Step, Turn } from "../scenario/schema.js";
 import { ApiError, type ErrorPayload, type FunctionToolParam } from "../spec/index.js";
 import { assemblePlan } from "./assemble.js";
-import { chunkChars, chunkText } from "./chunk.js";
+import { chunkChars, chunkSizes, chunkText } from "./chunk.js";
 import type { GenerateContext } from "./context.js";
 import { CALL_BYTES, MAX_FILLED_DELTAS, schemaTooLarge, userTextWithin } from "./budgets.js";
 import { sampleWithin } from "./json-schema-sample.js";
@@ -19,6 +19,7 @@ import { properNames } from "./words.js";
 
 /** Splits text as a step asks, or in 1-3 token deltas from the seed; at most `maxDeltas` deltas (longer ones past that). */
 export function chunkWith(text: string, chunking: Chunking | undefined, rng: Rng, maxDeltas = Infinity): string[] {
+  if (chunking?.sizes) return chunkSizes(text, chunking.sizes, maxDeltas);
   if (chunking?.chars) return chunkChars(text, chunking.chars, maxDeltas);
   if (chunking?.tokens) return chunkText(text, rng, chunking.tokens, chunking.tokens, maxDeltas);
   return chunkText(text, rng, 1, 3, maxDeltas);

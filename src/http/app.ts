@@ -18,6 +18,7 @@ import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
 import type { TimingProfile } from "../timing/profile.js";
+import type { ProxyHandler } from "../proxy/context.js";
 import { bearerChecker } from "./auth.js";
 import { handleCreateResponse } from "./responses.js";
 import { asApiError, endEntry, entryError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
@@ -53,7 +54,17 @@ export interface AppDeps {
   repeats: RepeatCounter;
   /** Called with errors that are the server's fault (500s). */
   onError?: (error: unknown) => void;
+  /** Proxy mode: `POST /v1/responses` (and, for a Responses upstream, the other `/v1/responses/*` routes) go to the upstream. */
+  proxy?: ProxyHandler;
 }
+
+/** What answers `POST /v1/responses`: the proxy in proxy mode, the mock's own handler otherwise. */
+const createHandler = (deps: AppDeps) =>
+  deps.proxy ? deps.proxy.create : (req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined) => handleCreateResponse(req, res, deps, entry);
+
+/** Whether a request is one the proxy passes on as it is (the routes around stored responses, with a Responses upstream). */
+const isForwarded = (deps: AppDeps, method: string | undefined, path: string) =>
+  deps.proxy?.forward != null && path.startsWith("/v1/responses/") && !(method === "POST" && path === "/v1/responses");
 
 function errorMiddleware(deps: AppDeps): Koa.Middleware {
   return async (ctx, next) => {
@@ -177,10 +188,21 @@ export function createApp(deps: AppDeps): RequestApp {
       }
     : (_ctx, next) => next();
   const stored = storedRoutes(deps);
+  const create = createHandler(deps);
   router.post("/v1/responses", guard, (ctx) => {
     ctx.respond = false;
-    return handleCreateResponse(ctx.req, ctx.res, deps, journalEntry(ctx));
+    return create(ctx.req, ctx.res, journalEntry(ctx));
   });
+  if (deps.proxy?.forward) {
+    const forward = deps.proxy.forward;
+    app.use(async (ctx, next) => {
+      if (!isForwarded(deps, ctx.method, ctx.path)) return next();
+      await guard(ctx, async () => {
+        ctx.respond = false;
+        await forward(ctx.req, ctx.res, journalEntry(ctx));
+      });
+    });
+  }
   router.post("/v1/responses/compact", guard, stored.compact);
   router.post("/v1/responses/input_tokens", guard, stored.inputTokens);
   router.get("/v1/responses/:id", guard, stored.retrieve);
@@ -215,10 +237,11 @@ export function createApp(deps: AppDeps): RequestApp {
 export function createRequestListener(deps: AppDeps, app: RequestApp = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
   const koa = app.callback();
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
-  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry, started: number) => {
+  const create = createHandler(deps);
+  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry, started: number, handle = create) => {
     try {
       check?.(req.headers.authorization);
-      await handleCreateResponse(req, res, deps, entry);
+      await handle(req, res, entry);
       entry.status = res.statusCode;
     } catch (err) {
       const error = asApiError(err, deps.onError);
@@ -228,10 +251,12 @@ export function createRequestListener(deps: AppDeps, app: RequestApp = createApp
       endEntry(deps.journal, entry, res, started, deps.clock.now());
     }
   };
+  const forward = deps.proxy?.forward;
   return (req, res) => {
-    if (req.method === "POST") {
+    if (req.method === "POST" || forward) {
       const { path, search } = splitUrl(req.url);
-      if (path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now());
+      if (req.method === "POST" && path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now());
+      if (forward && isForwarded(deps, req.method, path)) return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now(), forward);
     }
     return void koa(req, res);
   };

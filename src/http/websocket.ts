@@ -133,7 +133,7 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
-function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect): void {
+export function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect): void {
   if (!socket.writable) return void socket.destroy();
   const rendered = renderedError(error, dialect);
   const body = rendered.body;

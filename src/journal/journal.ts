@@ -82,6 +82,14 @@ export interface JournalEntry {
   endedAt: number | null;
   /** How long the request took, from its arrival to the end of its answer, in ms; null while in progress. */
   durationMs: number | null;
+  /**
+   * Proxy mode: where the request went (`api`, the upstream URL without
+   * credentials or query), the status the upstream answered (null when it
+   * never answered) and what went wrong with it, if anything. Null otherwise.
+   */
+  upstream: { api: string; url: string; status: number | null; error: string | null } | null;
+  /** Proxy mode: what the live conformance check found in the answer; null when it was not checked. */
+  violations: { index: number | null; path: string | null; message: string }[] | null;
 }
 
 /** Called with an entry once its request has ended (`outcome`, `endedAt` and `durationMs` set). */
@@ -236,6 +244,8 @@ export class Journal {
       events: null,
       endedAt: null,
       durationMs: null,
+      upstream: null,
+      violations: null,
     };
     this.inFlight++;
     if (this.limit === 0) return entry;

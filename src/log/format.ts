@@ -25,6 +25,8 @@ export interface StartSummary {
   apiKey: boolean;
   /** Whether the `/__mock/` admin routes are served. */
   admin: boolean;
+  /** Proxy mode: what the upstream speaks, its base URL (no credentials) and the folder recorded into; null for `serve`. */
+  upstream: { api: string; url: string; record: string | null } | null;
 }
 
 /** How many scenarios a server loaded, and from where. */
@@ -159,6 +161,7 @@ export function prettyStart(summary: StartSummary, options: PrettyOptions): stri
     row("seed", String(summary.seed)),
     row("api key", summary.apiKey ? "on (requests need Authorization: Bearer KEY)" : "off"),
     row("admin", summary.admin ? "on (/__mock/)" : "off"),
+    ...(summary.upstream ? [row("upstream", `${summary.upstream.api} ${safeText(summary.upstream.url)}${summary.upstream.record !== null ? `, recording into ${safeText(summary.upstream.record)}` : ""}`)] : []),
   ];
 }
 
@@ -175,6 +178,8 @@ export function prettyRequest(entry: JournalEntry, options: PrettyOptions): stri
   const parts = [`${time}  ${entry.method.padEnd(6)} ${safeText(entry.path)}`, `${status} ${outcome}${entry.errorCode !== null ? ` ${safeText(entry.errorCode, 60)}` : ""}`];
   if (entry.scenario !== null) parts.push(`${p.cyan(safeText(entry.scenario, 80))}${entry.reason !== null ? ` (${entry.reason})` : ""}`);
   if (entry.events !== null) parts.push(plural(entry.events, "event"));
+  if (entry.upstream !== null) parts.push(`upstream ${entry.upstream.status ?? "-"}${entry.upstream.error !== null ? ` ${safeText(entry.upstream.error, 80)}` : ""}`);
+  if (entry.violations !== null) parts.push(entry.violations.length === 0 ? p.green("conformant") : p.red(plural(entry.violations.length, "violation")));
   parts.push(entry.durationMs === null ? "-" : duration(entry.durationMs));
   if (entry.session !== null) parts.push(`session ${safeText(entry.session, 80)}`);
   return parts.join("  ");
@@ -200,6 +205,7 @@ export function jsonStart(summary: StartSummary, at: number): string {
     seed: summary.seed,
     apiKey: summary.apiKey,
     admin: summary.admin,
+    upstream: summary.upstream,
   });
 }
 
@@ -224,6 +230,8 @@ export function jsonRequest(entry: JournalEntry): string {
     durationMs: roundMs(entry.durationMs),
     session: entry.session,
     responseId: entry.responseId,
+    upstream: entry.upstream,
+    violations: entry.violations,
   });
 }
 

@@ -18,8 +18,14 @@ export const Chunking = z
   .strictObject({
     tokens: z.number().int().min(1).max(10_000).optional().describe("Tokens per delta."),
     chars: z.number().int().min(1).max(100_000).optional().describe("Characters per delta."),
+    sizes: z
+      .array(z.number().int().min(1).max(100_000))
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe("Characters of each delta, in order (as recorded by `proxy --record`); text past them goes in one last delta."),
   })
-  .refine((c) => (c.tokens === undefined) !== (c.chars === undefined), "give exactly one of 'tokens' or 'chars'")
+  .refine((c) => [c.tokens, c.chars, c.sizes].filter((v) => v !== undefined).length === 1, "give exactly one of 'tokens', 'chars' or 'sizes'")
   .describe("How the text is split into deltas. Default: 1-3 tokens per delta, from the seed.");
 
 const Annotation = z.strictObject({

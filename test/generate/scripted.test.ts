@@ -3,6 +3,7 @@ import { emitEvents } from "../../src/emit/emit-events.js";
 import { planScenario } from "../../src/generate/scenario-plan.js";
 import { createRng } from "../../src/generate/rng.js";
 import { createIdSource } from "../../src/generate/ids.js";
+import { chunkWith } from "../../src/generate/scripted.js";
 import { inputItems } from "../../src/scenario/conversation.js";
 import { validateScenario } from "../../src/scenario/parse.js";
 import { ApiError, CreateResponseBody } from "../../src/spec/index.js";
@@ -79,5 +80,20 @@ describe("scripted scenarios", () => {
     expect(response.status).toBe("incomplete");
     expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(response.usage!.output_tokens).toBe(16);
+  });
+});
+
+describe("chunk sizes (a recorded stream's chunking)", () => {
+  it("splits text into deltas of the given sizes, the rest in one last delta", () => {
+    expect(chunkWith("Hello, world!", { sizes: [3, 1, 5] }, createRng("x"))).toEqual(["Hel", "l", "o, wo", "rld!"]);
+    expect(chunkWith("Hi", { sizes: [1, 5, 5] }, createRng("x"))).toEqual(["H", "i"]);
+    // Sizes count characters: a surrogate pair is one.
+    expect(chunkWith("a😀b", { sizes: [2, 1] }, createRng("x"))).toEqual(["a😀", "b"]);
+  });
+
+  it("is a valid chunking in a scenario file, and one of tokens, chars or sizes only", () => {
+    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1, 2] } }] }] }, "t")).not.toThrow();
+    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1], chars: 2 } }] }] }, "t")).toThrow(/exactly one of 'tokens', 'chars' or 'sizes'/);
+    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [0] } }] }] }, "t")).toThrow();
   });
 });

@@ -40,6 +40,8 @@ const entry = (fields: Partial<JournalEntry> = {}): JournalEntry => ({
   responseId: "resp_abc",
   status: 200,
   streamed: false,
+  upstream: null,
+  violations: null,
   outcome: "completed",
   errorCode: null,
   events: null,
@@ -56,6 +58,7 @@ const summary: StartSummary = {
   seed: 7,
   apiKey: true,
   admin: false,
+  upstream: null,
 };
 
 describe("pretty lines", () => {

@@ -96,7 +96,7 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
   },
   "chunk-tokens-and-chars": {
     text: doc(turn([{ type: "message", text: "x", chunk: { tokens: 2, chars: 3 } }])),
-    expected: ["FILE: $.turns[0].steps[0].chunk: give exactly one of 'tokens' or 'chars'"],
+    expected: ["FILE: $.turns[0].steps[0].chunk: give exactly one of 'tokens', 'chars' or 'sizes'"],
   },
   "unknown-end-type": {
     text: doc(turn([], { type: "done" })),

@@ -1,0 +1,98 @@
+/**
+ * What both kinds of proxying share: the upstream, the key, the checker, the
+ * recorder, and the small things every exchange does at its end (record it,
+ * report a recording problem). The handlers read it; nothing here answers a
+ * request.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AppDeps } from "../http/app.js";
+import type { JournalEntry } from "../journal/journal.js";
+import type { Recorder } from "../record/writer.js";
+import type { Exchange } from "../record/from-exchange.js";
+import type { ItemParam, ResponseResource } from "../spec/index.js";
+import type { LiveChecker } from "./live-check.js";
+import type { Upstream } from "./upstream.js";
+
+/** The answer to `POST /v1/responses` and, when the upstream holds the responses, to the other `/v1/responses/*` routes. */
+export interface ProxyHandler {
+  /** `POST /v1/responses`: throws an ApiError (before anything was sent) for a bad request, as the mock's own handler does. */
+  create(req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined): Promise<void>;
+  /** The other `/v1/responses/*` routes, passed to the upstream; null when the proxy's own store answers them (`chat`). */
+  forward: ((req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined) => Promise<void>) | null;
+  /** Where requests go, as it may be shown (`responses http://127.0.0.1:11434/v1`). */
+  readonly describe: string;
+  /** Resolves once every recording has been written. */
+  flush(): Promise<void>;
+  /** Closes the upstream's kept-alive connections. */
+  close(): void;
+}
+
+/** What the proxy remembers of an answer it passed on (`responses`): enough to rebuild a previous_response_id chain for the recorder. */
+export interface Remembered {
+  response: ResponseResource;
+  input: ItemParam[];
+}
+
+/** A bounded memory of passed-on answers, oldest forgotten first. */
+export class AnswerMemory {
+  private readonly records = new Map<string, Remembered>();
+
+  constructor(readonly limit: number) {}
+
+  get(id: string): Remembered | undefined {
+    return this.records.get(id);
+  }
+
+  put(record: Remembered): void {
+    this.records.delete(record.response.id);
+    if (this.limit === 0) return;
+    this.records.set(record.response.id, record);
+    while (this.records.size > this.limit) this.records.delete(this.records.keys().next().value as string);
+  }
+}
+
+export interface ProxyContext {
+  deps: AppDeps;
+  upstream: Upstream;
+  api: "responses" | "chat";
+  /** The upstream's key (`--upstream-key-env`); without it, the client's own Authorization is passed on. */
+  upstreamKey: string | undefined;
+  checker: LiveChecker | undefined;
+  recorder: Recorder | undefined;
+  /** Answers passed on (`responses`), for the recorder's conversations. */
+  memory: AnswerMemory;
+  /** Reports a problem that is not the client's (a recording that could not be written). */
+  warn(message: string): void;
+}
+
+/** The secrets an exchange must never write: the upstream key, the client's credential (whole, and its token). */
+export function secretsOf(p: ProxyContext, req: IncomingMessage): string[] {
+  const out: string[] = [];
+  if (p.upstreamKey) out.push(p.upstreamKey);
+  if (p.deps.apiKey) out.push(p.deps.apiKey);
+  const auth = req.headers.authorization;
+  if (typeof auth === "string" && auth.trim() !== "") {
+    out.push(auth.trim());
+    const token = /^\S+\s+(\S.*)$/.exec(auth.trim())?.[1];
+    if (token) out.push(token);
+  }
+  for (const name of ["x-api-key", "api-key"]) {
+    const v = req.headers[name];
+    if (typeof v === "string" && v !== "") out.push(v);
+  }
+  // Longest first, so that a token inside a longer secret is not blanked half-way.
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/** Records an exchange when recording is on; a failure is reported, never the client's problem. */
+export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: Omit<Exchange, "upstream" | "recordedAt">): void {
+  if (!p.recorder) return;
+  const full: Exchange = { ...exchange, upstream: `${p.api} ${p.upstream.display}`, recordedAt: new Date(p.deps.wallClock.now()).toISOString() };
+  p.recorder
+    .record(full, secretsOf(p, req))
+    .then((done) => {
+      // What the scenario format could not hold is said, not dropped in silence.
+      for (const note of done.notes) p.warn(`recorded ${done.file} turn ${done.turn} without something: ${note}`);
+    })
+    .catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
+}
