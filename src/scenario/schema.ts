@@ -2,18 +2,47 @@
  * The scenario file format, as one zod schema. Objects are strict, so a typo
  * ("mesage") is an error with its JSON path rather than a silent no-op. The
  * published JSON Schema (scenario.schema.json) is generated from this.
+ *
+ * `z.toJSONSchema` drops refinements, so each `.refine` whose rule JSON Schema
+ * can say carries that rule beside it, as `.meta({...})` (merged into the
+ * generated schema): the message a person reads comes from zod, the rule an
+ * editor checks from the meta, and test/scenario/schema-agreement.test.ts
+ * proves the two accept the same files. The rules JSON Schema cannot say are
+ * listed in SEMANTIC_RULES.
  */
 import { z } from "zod";
 import { ErrorType, FunctionName, VENDOR_TYPE_PATTERN } from "../spec/index.js";
 
+/**
+ * Rules of scenario files that JSON Schema cannot state: the parser checks
+ * them, scenario.schema.json only lists them (in its description), so an
+ * editor may accept a file that `validate` refuses for one of these.
+ */
+export const SEMANTIC_RULES = [
+  "a range [min, max] needs min <= max",
+  "an incomplete vendor_item must be the turn's last item (only vendor_event steps may follow it)",
+  "match.matches must compile as a JavaScript regular expression with the 'u' flag (the schema says format: regex, which most editors do not check)",
+  "arrays and objects nest at most 100 levels deep",
+] as const;
+
+/**
+ * `content-type` → `[Cc][Oo][Nn]…`: JSON Schema patterns take no flags, so a
+ * case-insensitive match is spelled out.
+ */
+const caseless = (word: string) => word.replace(/[a-z]/gi, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`);
+
+// (The pattern already excludes line breaks in ECMA-262, where `$` is the end
+// of input; the refine and its `not` keep that true for validators whose `$`
+// also matches before a final newline.)
 const vendorType = z
   .string()
   .regex(VENDOR_TYPE_PATTERN, "must be a vendor type 'slug:name', e.g. 'acme:search_call'")
-  .refine((t) => !/[\r\n]/.test(t), "must not contain a line break");
+  .refine((t) => !/[\r\n]/.test(t), "must not contain a line break")
+  .meta({ not: { pattern: "[\\r\\n]" } });
 
 const DelayMs = z.number().min(0).max(3_600_000).optional().describe("Pause before this step, in ms.");
 
-/** How a text is split into deltas: N tokens per delta, or N characters per delta. */
+/** How a text is split into deltas: N tokens per delta, N characters per delta, or the size of each delta. */
 export const Chunking = z
   .strictObject({
     tokens: z.number().int().min(1).max(10_000).optional().describe("Tokens per delta."),
@@ -26,6 +55,7 @@ export const Chunking = z
       .describe("Characters of each delta, in order (as recorded by `proxy --record`); text past them goes in one last delta."),
   })
   .refine((c) => [c.tokens, c.chars, c.sizes].filter((v) => v !== undefined).length === 1, "give exactly one of 'tokens', 'chars' or 'sizes'")
+  .meta({ oneOf: [{ required: ["tokens"] }, { required: ["chars"] }, { required: ["sizes"] }] })
   .describe("How the text is split into deltas. Default: 1-3 tokens per delta, from the seed.");
 
 const Annotation = z.strictObject({
@@ -47,6 +77,7 @@ export const MessageStep = z
     chunk: Chunking.optional(),
   })
   .refine((m) => m.text !== undefined || m.refusal !== undefined, "a message needs 'text', 'refusal' or both")
+  .meta({ anyOf: [{ required: ["text"] }, { required: ["refusal"] }] })
   .describe("An assistant message.");
 
 export const ReasoningStep = z
@@ -90,7 +121,11 @@ export const VendorEventStep = z
   .strictObject({
     type: z.literal("vendor_event"),
     delayMs: DelayMs,
-    event: z.looseObject({ type: vendorType }).refine((e) => !("sequence_number" in e), "sequence_number is set by the server"),
+    event: z
+      .looseObject({ type: vendorType })
+      .refine((e) => !("sequence_number" in e), "sequence_number is set by the server")
+      .meta({ not: { required: ["sequence_number"] } })
+      .describe("The event: a vendor 'type' and any other fields but sequence_number (set by the server)."),
   })
   .describe("A vendor custom streaming event between items.");
 
@@ -99,12 +134,14 @@ export const STEP_TYPES = ["message", "reasoning", "function_call", "vendor_item
 export const END_TYPES = ["completed", "incomplete", "failed", "http_error"];
 export const STRATEGIES = ["auto", "random"];
 
-const ErrorFields = z.strictObject({
-  type: z.union([ErrorType, z.string().min(1)]).optional().describe("Error type; default from the status."),
-  code: z.string().nullable().optional(),
-  message: z.string().min(1).optional(),
-  param: z.string().nullable().optional(),
-});
+const ErrorFields = z
+  .strictObject({
+    type: z.union([ErrorType, z.string().min(1)]).optional().describe("Error type; default from the status."),
+    code: z.string().nullable().optional().describe("Error code; default from the status."),
+    message: z.string().min(1).optional().describe("Error message; default from the status."),
+    param: z.string().nullable().optional().describe("The request parameter at fault, or null."),
+  })
+  .describe("The error object sent; each field left out gets the status's default.");
 
 const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "content-type"]);
 
@@ -128,6 +165,7 @@ export const End = z
         .number()
         .int()
         .refine((s) => (HTTP_ERROR_STATUSES as readonly number[]).includes(s), `must be one of ${HTTP_ERROR_STATUSES.join(", ")}`)
+        .meta({ enum: [...HTTP_ERROR_STATUSES] })
         .describe(`HTTP status: one of ${HTTP_ERROR_STATUSES.join(", ")}.`),
       error: ErrorFields.optional(),
       headers: z
@@ -135,10 +173,12 @@ export const End = z
           z
             .string()
             .regex(/^[A-Za-z0-9-]+$/, "header names are letters, digits and '-'")
-            .refine((name) => !HOP_BY_HOP.has(name.toLowerCase()), "this header is set by the server (content-length, transfer-encoding, connection, …)"),
+            .refine((name) => !HOP_BY_HOP.has(name.toLowerCase()), "this header is set by the server (content-length, transfer-encoding, connection, …)")
+            .meta({ not: { pattern: `^(?:${[...HOP_BY_HOP].map(caseless).join("|")})$` } }),
           z.string().regex(/^[\t\x20-\x7e]*$/, "header values are visible ASCII (no line breaks)"),
         )
-        .optional(),
+        .optional()
+        .describe("Extra response headers (e.g. retry-after); not the ones the server sets itself (content-type, content-length, …)."),
     }),
   ])
   .describe("How the turn ends. Default: completed.");
@@ -169,33 +209,38 @@ export const Fault = z
 
 export const Turn = z
   .strictObject({
-    steps: z.array(Step).default([]),
+    steps: z.array(Step).default([]).describe("The output items (and vendor events), in order."),
     end: End.optional(),
     timing: ScenarioTiming.optional(),
     fault: Fault.optional(),
   })
+  // Not in JSON Schema (SEMANTIC_RULES): it cannot relate an item to the ones after it.
   .refine(
     (t) => t.steps.every((step, i) => step.type !== "vendor_item" || step.item.status !== "incomplete" || t.steps.slice(i + 1).every((later) => later.type === "vendor_event")),
     "an incomplete vendor_item must be the turn's last item (only the last item may end incomplete)",
   )
   .describe("The answer to one request.");
 
+/** `[min, max]`; min <= max is not in JSON Schema (SEMANTIC_RULES): it cannot compare two values. */
 const range = (max: number) =>
   z.tuple([z.number().int().min(0).max(max), z.number().int().min(0).max(max)]).refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
 
+/** The kinds of answer `random` draws, each with a relative weight. */
+const Weights = z.strictObject({
+  text: z.number().min(0).optional(),
+  tool_calls: z.number().min(0).optional(),
+  reasoning_text: z.number().min(0).optional(),
+  refusal: z.number().min(0).optional(),
+  incomplete: z.number().min(0).optional(),
+  failure: z.number().min(0).optional(),
+  vendor_item: z.number().min(0).optional(),
+});
+
 export const RandomSettings = z
   .strictObject({
-    weights: z
-      .strictObject({
-        text: z.number().min(0).optional(),
-        tool_calls: z.number().min(0).optional(),
-        reasoning_text: z.number().min(0).optional(),
-        refusal: z.number().min(0).optional(),
-        incomplete: z.number().min(0).optional(),
-        failure: z.number().min(0).optional(),
-        vendor_item: z.number().min(0).optional(),
-      })
+    weights: Weights
       .refine((w) => Object.values(w).some((v) => (v ?? 0) > 0), "at least one weight must be above 0")
+      .meta({ anyOf: Object.keys(Weights.shape).map((kind) => ({ required: [kind], properties: { [kind]: { type: "number", exclusiveMinimum: 0 } } })) })
       .optional()
       .describe("Relative weights of the kinds of answer. Default: all 1."),
     sentences: range(200).optional().describe("Sentences per text, [min, max]. Default [1, 4]."),
@@ -205,10 +250,12 @@ export const RandomSettings = z
   })
   .describe("Seeded-random generation: each answer is drawn from the seed.");
 
-export const Generate = z.discriminatedUnion("strategy", [
-  z.strictObject({ strategy: z.literal("auto") }).describe("Behave like a plausible model (the built-in 'auto')."),
-  z.strictObject({ strategy: z.literal("random"), ...RandomSettings.shape }),
-]);
+export const Generate = z
+  .discriminatedUnion("strategy", [
+    z.strictObject({ strategy: z.literal("auto") }).describe("Behave like a plausible model (the built-in 'auto')."),
+    z.strictObject({ strategy: z.literal("random"), ...RandomSettings.shape }).describe(RandomSettings.description!),
+  ])
+  .describe("Seeded generation instead of scripted turns: 'auto' (a plausible model) or 'random' (drawn from the seed).");
 
 export const MatchRules = z
   .strictObject({
@@ -224,6 +271,8 @@ export const MatchRules = z
           return false;
         }
       }, "is not a valid regular expression")
+      // An assertion only for validators that check formats (SEMANTIC_RULES).
+      .meta({ format: "regex" })
       .optional()
       .describe("The last user message matches this regular expression (JavaScript syntax, 'u' flag)."),
     model: z.string().min(1).optional().describe("The request's model equals this."),
@@ -237,9 +286,12 @@ export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const Scenario = z
   .strictObject({
-    $schema: z.string().optional(),
-    name: z.string().regex(SCENARIO_NAME, "must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit"),
-    description: z.string().min(1, "describe the scenario in one line"),
+    $schema: z.string().optional().describe("Where this schema is, for editors: e.g. 'node_modules/openresponses-mock/scenario.schema.json'. Ignored by the server."),
+    name: z
+      .string()
+      .regex(SCENARIO_NAME, "must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
+      .describe("What selects the scenario (x-mock-scenario, --scenario): 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit."),
+    description: z.string().min(1, "describe the scenario in one line, or leave 'description' out").optional().describe("One line on what the scenario does, shown by `list`. Optional."),
     model: z.string().min(1).optional().describe("The model name reported in responses. Default: the request's model."),
     match: MatchRules.optional(),
     timing: ScenarioTiming.optional(),
@@ -247,7 +299,8 @@ export const Scenario = z
     turns: z.array(Turn).min(1, "a scripted scenario needs at least one turn").optional().describe("Scripted answers; turn N answers a request whose conversation already holds N assistant turns (the last turn repeats)."),
     generate: Generate.optional(),
   })
-  .refine((s) => (s.turns === undefined) !== (s.generate === undefined), "give exactly one of 'turns' (scripted) or 'generate' (seeded)");
+  .refine((s) => (s.turns === undefined) !== (s.generate === undefined), "give exactly one of 'turns' (scripted) or 'generate' (seeded)")
+  .meta({ oneOf: [{ required: ["turns"] }, { required: ["generate"] }] });
 
 export type Scenario = z.output<typeof Scenario>;
 export type ScenarioInput = z.input<typeof Scenario>;

@@ -58,11 +58,7 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
     text: doc({ name: "Hello World", turns: [{}] }),
     expected: ["FILE: $.name: must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit"],
   },
-  "missing-description": {
-    text: JSON.stringify({ name: "s", turns: [{}] }),
-    expected: ["FILE: $.description: is required (expected string)"],
-  },
-  "empty-description": { text: doc({ description: "", turns: [{}] }), expected: ["FILE: $.description: describe the scenario in one line"] },
+  "empty-description": { text: doc({ description: "", turns: [{}] }), expected: ["FILE: $.description: describe the scenario in one line, or leave 'description' out"] },
   "turns-and-generate": {
     text: doc({ turns: [{}], generate: { strategy: "auto" } }),
     expected: ["FILE: $: give exactly one of 'turns' (scripted) or 'generate' (seeded)"],
