@@ -380,7 +380,7 @@ describe("help and strict options", () => {
   it("refuses an unknown command, listing the commands", async () => {
     const { code, stderr } = await run(["frobnicate"]);
     expect(code).toBe(1);
-    expect(stderr).toBe("openresponses-mock: unknown command 'frobnicate'. Commands: serve, validate, list, play (serve is the default); see 'openresponses-mock --help'\n");
+    expect(stderr).toBe("openresponses-mock: unknown command 'frobnicate'. Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n");
   });
 });
 
@@ -524,7 +524,7 @@ describe("a bad flag is named as typed, in words", () => {
   });
 
   it("words left over are named: a mistyped command, a path without --scenarios, one NAME too many", async () => {
-    expect(await refused(["plya", "auto"])).toBe("openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, validate, list, play (serve is the default); see 'openresponses-mock --help'\n");
+    expect(await refused(["plya", "auto"])).toBe("openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n");
     expect(await refused(["serve", "./scenarios"])).toBe("openresponses-mock: serve takes no arguments, got './scenarios'; to load scenario files, write --scenarios ./scenarios; see 'openresponses-mock serve --help'\n");
     expect(await refused(["play", "auto", "hello"])).toBe("openresponses-mock: play takes one scenario NAME, got 'auto' and then 'hello'; see 'openresponses-mock play --help'\n");
   });

@@ -94,6 +94,22 @@ describe("pretty lines", () => {
     );
   });
 
+  it("a proxied request: the upstream's status (and what went wrong) and the live check's verdict", () => {
+    const proxied = { scenario: null, reason: null, streamed: true, events: 9 };
+    const upstream = { api: "responses", url: "http://127.0.0.1:9/v1", status: 200, error: null };
+    expect(prettyRequest(entry({ ...proxied, upstream, violations: [] }), PLAIN)).toBe("00:00:03.038  POST   /v1/responses  200 completed  9 events  upstream 200  conformant  38 ms");
+    const faults = [{ index: 0, path: "$.sequence_number", message: "missing" }, { index: null, path: "$", message: "no [DONE]" }];
+    expect(prettyRequest(entry({ ...proxied, upstream, violations: faults }), PLAIN)).toBe("00:00:03.038  POST   /v1/responses  200 completed  9 events  upstream 200  2 violations  38 ms");
+    const down = { ...upstream, status: null, error: "connect ECONNREFUSED" };
+    expect(prettyRequest(entry({ ...proxied, status: 502, outcome: "error", errorCode: "upstream_unreachable", upstream: down, violations: [] }), PLAIN)).toBe(
+      "00:00:03.038  POST   /v1/responses  502 error upstream_unreachable  9 events  upstream - connect ECONNREFUSED  conformant  38 ms",
+    );
+    const json = JSON.parse(jsonRequest(entry({ ...proxied, upstream, violations: faults }))) as Record<string, unknown>;
+    expect(json.upstream).toEqual(upstream);
+    expect(json.violations).toEqual(faults);
+    expect(prettyStart({ ...summary, upstream: { api: "chat", url: "http://127.0.0.1:11434/v1", record: "rec" } }, PLAIN).at(-1)).toBe("  upstream   chat http://127.0.0.1:11434/v1, recording into rec");
+  });
+
   it("never holds a header, a body or a credential", () => {
     const line = prettyRequest(entry(), PLAIN) + jsonRequest(entry());
     for (const secret of ["Bearer", "1234", "authorization", "secret prompt", "content-type"]) expect(line).not.toContain(secret);
@@ -143,6 +159,7 @@ describe("json lines", () => {
       seed: 7,
       apiKey: true,
       admin: false,
+      upstream: null,
     });
     expect(request).toEqual({
       event: "request",
@@ -160,6 +177,8 @@ describe("json lines", () => {
       durationMs: 38.25,
       session: null,
       responseId: "resp_abc",
+      upstream: null,
+      violations: null,
     });
     expect(stop).toEqual({ event: "stop", time: "2026-01-01T00:00:02.000Z", requests: 3, uptimeMs: 2000.123 });
   });

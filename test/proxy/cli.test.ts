@@ -66,7 +66,7 @@ describe("openresponses-mock proxy", () => {
     const upstream = await startMockServer({ port: 0, seed: 5, apiKey: KEY });
     try {
       const proxy = await start(["proxy", "--port", "0", "--upstream", upstream.baseURL, "--upstream-key-env", "ORM_TEST_UPSTREAM_KEY", "--record", dir], { ORM_TEST_UPSTREAM_KEY: KEY });
-      expect(proxy.stdout()).toContain(`proxying /v1/responses to responses ${upstream.baseURL}, recording into ${dir}`);
+      expect(proxy.stdout()).toMatch(new RegExp(`^  upstream +responses ${upstream.baseURL.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, recording into ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
       const body = { model: "m", input: "Name three colours.", stream: true };
       const res = await fetch(`${proxy.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-client-cli-Jx2Kp9" }, body: JSON.stringify(body) });
       expect(res.status).toBe(200);

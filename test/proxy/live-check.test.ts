@@ -77,7 +77,7 @@ describe.each(["responses", "chat"] as const)("the live check (%s upstream)", (u
     expect(entry.violations).toEqual([{ index: run.frames.length - 2, path: "$.type", message: "flagged by the test checker" }]);
   });
 
-  it("sees a JSON answer with its status; nothing checked without a checker", async () => {
+  it("sees a JSON answer with its status; with no checker given, the conformance checker of `check` runs and finds nothing", async () => {
     await post(proxy, { model: "m", input: "hello" });
     const run = seen.at(-1)!;
     expect(run.json).toHaveLength(1);
@@ -85,7 +85,9 @@ describe.each(["responses", "chat"] as const)("the live check (%s upstream)", (u
     expect(JSON.parse(run.json[0].body)).toMatchObject({ object: "response", status: "completed" });
     expect(proxy.requests.at(-1)!.violations).toEqual([]);
     await post(direct, { model: "m", input: "hello" });
-    expect(direct.requests.at(-1)!.violations).toBeNull();
+    expect(direct.requests.at(-1)!.violations).toEqual([]);
+    await post(direct, { model: "m", input: "hello", stream: true });
+    expect(direct.requests.at(-1)!.violations).toEqual([]);
   });
 
   it("sees error answers too", async () => {
