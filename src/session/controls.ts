@@ -38,6 +38,11 @@ export class SessionControls {
    * file): all of them, or only the next `times`.
    */
   use(session: string | null | undefined, scenario: ScenarioInput | Scenario, times?: number, label = "use()"): Scenario {
+    if (typeof scenario === "string") {
+      // A name is what people try first; say what works instead of "expected object".
+      const name = (scenario as string).slice(0, 80);
+      throw new ScenarioError([{ file: label, path: "$", message: `takes a scenario object, not a name ('${name}'); to answer with a loaded scenario by its name, send the header x-mock-scenario: ${name} (or use it as the request's model)` }]);
+    }
     const valid = validateScenario(scenario, label);
     if (times !== undefined && (!Number.isInteger(times) || times < 1)) throw new RangeError(`times must be a positive integer, got ${times}`);
     this.state(session).use = { scenario: valid, remaining: times ?? null };

@@ -93,6 +93,10 @@ describe("a server", () => {
     expect(await firstText(res)).toBe("Short and sweet.");
   });
 
+  it("use() given a name says to send x-mock-scenario instead", () => {
+    expect(() => server().use("tool-call" as never)).toThrow("use(): $: takes a scenario object, not a name ('tool-call'); to answer with a loaded scenario by its name, send the header x-mock-scenario: tool-call (or use it as the request's model)");
+  });
+
   it("takes one from POST /__mock/scenarios", async () => {
     server().reset();
     const used = await fetch(`${server().url}/__mock/scenarios`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenario: { ...TERSE, name: "over-http" }, times: 1 }) });
