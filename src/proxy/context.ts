@@ -9,7 +9,7 @@ import type { AppDeps } from "../http/app.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { Recorder } from "../record/writer.js";
 import type { Exchange } from "../record/from-exchange.js";
-import type { ItemParam, ResponseResource } from "../spec/index.js";
+import { ResponseStatus, type ItemParam, type ResponseResource } from "../spec/index.js";
 import type { LiveChecker } from "./live-check.js";
 import type { Upstream } from "./upstream.js";
 
@@ -95,4 +95,20 @@ export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: 
       for (const note of done.notes) p.warn(`recorded ${done.file} turn ${done.turn} without something: ${note}`);
     })
     .catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
+}
+
+const RESPONSE_STATUSES: ReadonlySet<string> = new Set(ResponseStatus.options);
+
+/**
+ * What the journal (and so the log) says of a proxied answer, as of one the
+ * mock plays: the response's final status as its outcome, the events passed
+ * on for a stream, and the code of an error body the upstream sent.
+ */
+export function noteAnswer(entry: JournalEntry | undefined, answer: { response?: { status?: unknown } | null; events?: number | null; error?: { code?: unknown; type?: unknown } | null }): void {
+  if (!entry) return;
+  const status = answer.response?.status;
+  if (entry.outcome === null && typeof status === "string" && RESPONSE_STATUSES.has(status)) entry.outcome = status as JournalEntry["outcome"];
+  if (answer.events !== undefined && answer.events !== null) entry.events = answer.events;
+  const code = answer.error?.code ?? answer.error?.type;
+  if (entry.errorCode === null && typeof code === "string") entry.errorCode = code.slice(0, 100);
 }

@@ -23,7 +23,7 @@ import { inputItems } from "../scenario/conversation.js";
 import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource } from "../spec/index.js";
 import { withItemIds } from "../store/conversation.js";
 import type { ResponseStore } from "../store/response-store.js";
-import { recordExchange, type ProxyContext } from "./context.js";
+import { noteAnswer, recordExchange, type ProxyContext } from "./context.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
 import { StreamWatch } from "./stream-watch.js";
@@ -104,6 +104,7 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       }
       if (client.gone()) return;
       check.json(answer.status, body);
+      if (answer.status >= 400) noteAnswer(entry, { error: errorOf(body) });
       const headers = answerHeaders(answer.headers);
       res.writeHead(answer.status, { ...headers, "content-length": Buffer.byteLength(body) });
       res.end(body);
@@ -170,11 +171,13 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       res.end(out + done);
     }
     if (watch.terminal !== null && watch.response) final = watch.response;
+    noteAnswer(entry, { events: watch.count });
     recorded = { kind: "stream", events: watch.events };
   } finally {
     if (entry) {
       entry.violations = check.end();
       if (final) entry.responseId = final.id;
+      noteAnswer(entry, { response: final });
     }
     // Remembered only for the recorder: it rebuilds the conversation of a later previous_response_id from it.
     if (p.recorder && request && final && typeof final.id === "string") p.memory.put({ response: final, input: withItemIds(inputItems(request.input), final.id) });

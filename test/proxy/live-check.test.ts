@@ -95,6 +95,7 @@ describe.each(["responses", "chat"] as const)("the live check (%s upstream)", (u
     if (upstreamApi === "responses") {
       expect(res.status).toBe(400);
       expect(seen.at(-1)!.json[0].status).toBe(400);
+      expect(proxy.requests.at(-1)).toMatchObject({ status: 400, outcome: "error", errorCode: "unknown_scenario", upstream: { status: 400 } });
     } else expect(res.status).toBe(200); // the chat fake knows no scenarios
   });
 

@@ -96,10 +96,14 @@ describe.each(["open-responses", "openai"] as const)("proxy --record, then serve
       expect(upstream.requests.map((r) => r.headers.authorization)).toEqual(upstream.requests.map(() => `Bearer ***${UPSTREAM_KEY.slice(-4)}`));
       const res = await fetch(`${proxy.url}/__mock/requests`, { headers: { authorization: `Bearer ${CLIENT_KEY}` } });
       journal = await res.text();
-      const entries = (JSON.parse(journal) as { data: { path: string; upstream: { api: string; status: number } | null; violations: unknown }[] }).data;
+      const entries = (JSON.parse(journal) as { data: { path: string; upstream: { api: string; status: number } | null; violations: unknown; outcome: string; streamed: boolean; events: number | null }[] }).data;
       expect(entries.length).toBe(4);
       for (const e of entries) {
         expect(e.upstream).toMatchObject({ api: "responses", status: 200 });
+        // Said of a proxied answer as of a played one: the response's final status, the events passed on.
+        expect(e.outcome).toBe("completed");
+        if (e.streamed) expect(e.events).toBeGreaterThan(3);
+        else expect(e.events).toBeNull();
         expect(e.violations).toEqual([]); // the default checker (check's) finds the upstream mock conformant
       }
     } finally {
