@@ -77,16 +77,16 @@ export const ServerOptions = z.object({
   strict: z.boolean().default(false),
   /** Load the shipped scenario library (scenarios/ in the package). */
   library: z.boolean().default(true),
-  /** Time to the first byte of every answer, in ms. */
-  latencyMs: z.number().min(0).max(3_600_000).default(0),
-  /** Pause between streamed events, in ms. */
-  chunkMs: z.number().min(0).max(3_600_000).default(0),
-  /** Each pause varies by up to ± this many ms, drawn from the seed. */
-  jitterMs: z.number().min(0).max(3_600_000).default(0),
+  /** Time to the first byte of every answer, in ms (not given: 0, or a recorded scenario's own). */
+  latencyMs: z.number().min(0).max(3_600_000).optional(),
+  /** Pause between streamed events, in ms (not given: 0, or a recorded scenario's own). */
+  chunkMs: z.number().min(0).max(3_600_000).optional(),
+  /** Each pause varies by up to ± this many ms, drawn from the seed (not given: 0, or a recorded scenario's own). */
+  jitterMs: z.number().min(0).max(3_600_000).optional(),
   /** Pace text deltas at this many tokens per second instead of chunkMs. */
   tokensPerSecond: z.number().positive().max(1_000_000).optional(),
-  /** Send `: keep-alive` comments after this many idle ms (0 = never). */
-  heartbeatMs: z.number().min(0).max(3_600_000).default(0),
+  /** Send `: keep-alive` comments after this many idle ms (0 = never; not given: 0, or a recorded scenario's own). */
+  heartbeatMs: z.number().min(0).max(3_600_000).optional(),
   /**
    * The request log: `pretty` (a start summary, one line per request as it
    * ends, a stop line; coloured on a terminal), `json` (the same as one JSON

@@ -143,11 +143,12 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     strict: options.strict,
     wallClock: options.clock ?? systemClock,
     clock,
+    // Only the options given: a key left undefined lets a recorded pace stand (resolveTiming).
     timing: {
       latencyMs: options.latencyMs,
       chunkMs: options.chunkMs,
       jitterMs: options.jitterMs,
-      tokensPerSecond: options.tokensPerSecond ?? null,
+      tokensPerSecond: options.tokensPerSecond,
       heartbeatMs: options.heartbeatMs,
     },
     dialect: DIALECTS.get(options.dialect)!,

@@ -46,7 +46,7 @@ export interface AppDeps {
   wallClock: Pick<Clock, "now">;
   /** Timers and monotonic time for pacing streams. */
   clock: Clock;
-  /** The server's timing profile (scenarios and request headers override it). */
+  /** The server's timing options that were given (scenarios and request headers override them; they override a recorded pace). */
   timing?: Partial<TimingProfile>;
   /** The dialect answers are rendered in unless a request's `x-mock-dialect` names another. */
   dialect: Dialect;

@@ -13,7 +13,7 @@ import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index
 import { priorItems, withItemIds } from "../store/conversation.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
-import { hasFaults, mergeFaults, mergeProfiles } from "../timing/profile.js";
+import { hasFaults, mergeFaults, resolveTiming } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import type { JournalEntry, JournalOutcome } from "../journal/journal.js";
@@ -66,18 +66,18 @@ export function conversationOf(
   return expandCompactions([...prior, ...(request.input == null ? [] : inputItems(request.input))]);
 }
 
-/** The timing profile and faults of an answer: server < scenario < turn < request headers. */
+/** The timing profile and faults of an answer: server < scenario < turn < request headers (a recorded pace under the server's: resolveTiming). */
 export function timingOf(controls: RequestControls | undefined, deps: AppDeps, answer: Pick<Answer, "plan">) {
-  const profile = mergeProfiles(deps.timing, answer.plan.timing, controls?.timing);
+  const { profile, stepDelays } = resolveTiming(deps.timing, answer.plan.timing, controls?.timing);
   const faults = mergeFaults(answer.plan.fault, controls?.fault);
   const paced = profile.latencyMs > 0 || profile.chunkMs > 0 || profile.jitterMs > 0 || profile.tokensPerSecond !== null || hasFaults(faults);
-  return { profile, faults, paced };
+  return { profile, stepDelays, faults, paced };
 }
 
 /** The timing schedule of an answer's events. */
 export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps, answer: Answer): Schedule {
-  const { profile, faults } = timingOf(controls, deps, answer);
-  return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: answer.pauses, faults });
+  const { profile, stepDelays, faults } = timingOf(controls, deps, answer);
+  return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: stepDelays ? answer.pauses : undefined, faults });
 }
 
 /** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */

@@ -5,7 +5,8 @@
  * N assistant turns, so a multi-turn tool loop replays turn by turn. A turn
  * holds the items, text, arguments and outcome as the upstream sent them, the
  * chunking as recorded (`chunk.sizes`) and the timing as the turn's
- * latency, its mean gap between events and a delay before each item.
+ * latency, its mean gap between events and a delay before each item, marked
+ * `recorded: true` so that timing given to the replaying server overrides it.
  *
  * What a scenario cannot say is left out and listed in `notes` (e.g. output
  * item types it has no step for). Usage is not kept: a replay counts tokens
@@ -304,8 +305,8 @@ export function turnOf(exchange: Exchange): { turn: Json; model: string | null; 
     delays.forEach((d, i) => {
       if (d > 0) steps[i] = { type: steps[i].type, delayMs: d, ...steps[i] };
     });
-    turn.timing = timing;
-  } else turn.timing = { latencyMs: Math.max(0, Math.round(answer.at)) };
+    turn.timing = { recorded: true, ...timing };
+  } else turn.timing = { recorded: true, latencyMs: Math.max(0, Math.round(answer.at)) };
   turn.end = endOf(response, errorEvent);
   const model = typeof response?.model === "string" ? response.model : null;
   return { turn, model, notes };

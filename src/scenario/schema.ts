@@ -183,9 +183,19 @@ export const End = z
   ])
   .describe("How the turn ends. Default: completed.");
 
-/** Timing of a scenario's (or a turn's) streams; each key overrides the server's. */
+/**
+ * Timing of a scenario's (or a turn's) streams; each key overrides the
+ * server's, unless `recorded` marks it as a recorded pace, which the server's
+ * options and the request's headers override (src/timing/profile.ts).
+ */
 export const ScenarioTiming = z
   .strictObject({
+    recorded: z
+      .boolean()
+      .optional()
+      .describe(
+        "Set by `proxy --record`: this is a recorded pace, the replay's default. Timing given to the server (a flag or option) or by a request header overrides it, and a chunk pace so given (even 0) also replaces the turn's per-step delays.",
+      ),
     latencyMs: z.number().min(0).max(3_600_000).optional().describe("Time to the first byte, in ms."),
     chunkMs: z.number().min(0).max(3_600_000).optional().describe("Pause between events, in ms."),
     jitterMs: z.number().min(0).max(3_600_000).optional().describe("Each pause varies by up to ± this, from the seed."),

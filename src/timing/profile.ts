@@ -1,7 +1,8 @@
 /**
  * The timing profile of a stream, set at three levels — server options, the
- * scenario, the request's headers — each overriding the one before, and the
- * faults a stream can be told to suffer.
+ * scenario, the request's headers — each overriding the one before (a
+ * recorded pace ranks under the server's options instead: resolveTiming),
+ * and the faults a stream can be told to suffer.
  */
 
 export interface TimingProfile {
@@ -30,6 +31,38 @@ export function mergeProfiles(...layers: (Partial<TimingProfile> | undefined)[])
     }
   }
   return out;
+}
+
+/** A scenario's (and its turn's) timing as its plan carries it: `recorded` marks a pace written by `proxy --record`. */
+export type ScenarioProfile = Partial<TimingProfile> & { recorded?: boolean };
+
+export interface ResolvedTiming {
+  profile: TimingProfile;
+  /** Whether the scenario's per-step delays (`delayMs`) apply. */
+  stepDelays: boolean;
+}
+
+/**
+ * The profile of one answer from its layers. `server` holds only the server
+ * options that were given (a flag or option, not a default); `request`, the
+ * request's headers.
+ *
+ * A hand-written scenario's timing overrides the server's, and the headers
+ * override both. A recorded pace (`recorded: true`, what `proxy --record`
+ * writes) is only the default of its replay: it ranks under the server's
+ * options given, so `serve --latency-ms 0 --chunk-ms 0` replays at once. Its
+ * per-step delays are the recorded gaps between items, measured against its
+ * recorded chunkMs, so a chunk pace given by the server or the request (even
+ * 0) replaces them too. Faults are not timing: they apply either way.
+ */
+export function resolveTiming(
+  server: Partial<TimingProfile> | undefined,
+  scenario: ScenarioProfile | undefined,
+  request: Partial<TimingProfile> | undefined,
+): ResolvedTiming {
+  if (!scenario?.recorded) return { profile: mergeProfiles(server, scenario, request), stepDelays: true };
+  const paceGiven = server?.chunkMs !== undefined || request?.chunkMs !== undefined;
+  return { profile: mergeProfiles(scenario, server, request), stepDelays: !paceGiven };
 }
 
 /** Ways a stream can break. */

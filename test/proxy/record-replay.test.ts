@@ -4,8 +4,9 @@
  * a two-turn tool loop through `proxy --record`, and `serve --scenarios DIR`
  * then answers the same client with the same items, text, arguments, call
  * ids and chunk boundaries — in both dialects, with the conversation carried
- * in the input and by previous_response_id. No key reaches the journal or a
- * recorded file.
+ * in the input and by previous_response_id — at its recorded pace, or at once
+ * with `latencyMs: 0, chunkMs: 0`. No key reaches the journal or a recorded
+ * file.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import OpenAI from "openai";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
-import { fixedClock } from "../../src/timing/clock.js";
+import { ManualClock, fixedClock } from "../../src/timing/clock.js";
 import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
 const UPSTREAM_KEY = "sk-upstream-Zq8WnB3vXk5Lr2Tj";
@@ -85,7 +86,8 @@ describe.each(["open-responses", "openai"] as const)("proxy --record, then serve
   it("replays a recorded tool loop offline to the unchanged client: same items, text and chunks", async () => {
     const dir = mkdtempSync(join(tmpdir(), "orm-record-"));
     dirs.push(dir);
-    const upstream = await startMockServer({ port: 0, seed: 11, dialect, apiKey: UPSTREAM_KEY, clock: fixedClock(TEST_NOW) });
+    // The upstream takes its time to answer, so that every recorded turn has a latency to replay.
+    const upstream = await startMockServer({ port: 0, seed: 11, dialect, apiKey: UPSTREAM_KEY, clock: fixedClock(TEST_NOW), latencyMs: 20 });
     let proxy: MockServer | undefined = await startMockServer({ port: 0, dialect, apiKey: CLIENT_KEY, upstream: upstream.baseURL, upstreamKey: UPSTREAM_KEY, record: dir, clock: fixedClock(TEST_NOW) });
     let recorded: Turn[][];
     let journal: string;
@@ -123,6 +125,13 @@ describe.each(["open-responses", "openai"] as const)("proxy --record, then serve
       const text = readFileSync(join(dir, f), "utf8");
       for (const secret of [UPSTREAM_KEY, CLIENT_KEY]) expect(text).not.toContain(secret);
     }
+    // Each turn's timing is marked as a recorded pace, which the replaying server's timing options override.
+    for (const l of loaded) {
+      for (const turn of l.scenario.turns!) {
+        expect(turn.timing?.recorded).toBe(true);
+        expect(turn.timing?.latencyMs).toBeGreaterThan(0);
+      }
+    }
 
     // Offline: no upstream, the recorded files only.
     const replay = await startMockServer({ port: 0, dialect, apiKey: CLIENT_KEY, scenarios: dir, clock: fixedClock(TEST_NOW) });
@@ -133,6 +142,18 @@ describe.each(["open-responses", "openai"] as const)("proxy --record, then serve
       expect(replay.requests.map((r) => r.reason)).toEqual(["match", "match", "match", "match"]);
     } finally {
       await replay.close();
+    }
+
+    // At once with latencyMs: 0 and chunkMs: 0: on a clock that never moves, any wait would hang the loop.
+    const clock = new ManualClock(0);
+    const instant = await startMockServer({ port: 0, dialect, apiKey: CLIENT_KEY, scenarios: dir, clock: fixedClock(TEST_NOW), timers: clock, latencyMs: 0, chunkMs: 0 });
+    try {
+      const client = new OpenAI({ baseURL: instant.baseURL, apiKey: CLIENT_KEY, maxRetries: 0 });
+      expect([await loopByInput(client), await loopByPrevious(client)]).toEqual(recorded!);
+      expect(instant.requests.map((r) => r.durationMs)).toEqual([0, 0, 0, 0]);
+      expect(clock.pending).toBe(0);
+    } finally {
+      await instant.close();
     }
 
     // Recording the same conversation again updates its file rather than adding one.

@@ -63,7 +63,7 @@ describe("recording an exchange", () => {
       { type: "function_call", name: "get_weather", arguments: '{"city":"Paris"}', call_id: "call_rec", chunk: { chars: 5 } },
     ]);
     expect(t.end).toEqual({ type: "completed" });
-    expect(t.timing).toEqual({ latencyMs: 100, chunkMs: 10 });
+    expect(t.timing).toEqual({ recorded: true, latencyMs: 100, chunkMs: 10 });
   });
 
   it("puts each turn of a loop at its index, and drops the turns after a turn recorded again", () => {
