@@ -16,7 +16,6 @@
  *
  * Needs `npm run build` (dist/) first, as `npm test` does.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -26,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerOptions } from "../src/options.js";
 import { parseScenarioText } from "../src/scenario/parse.js";
 import { ROOT, codeBlocks, readmeText, splitImports, tsSnippets, type CodeBlock, type SnippetKind } from "./support/readme-snippets.js";
+import { runProcess, type Run } from "./support/run.js";
 
 const root = fileURLToPath(ROOT);
 /** The CLI as package.json's "bin" names it (what npm links into node_modules/.bin). */
@@ -35,23 +35,8 @@ const snippets = tsSnippets(readme);
 /** The harness prints this before the journal of a fragment's server. */
 const MARKER = "@@readme-snippet-journal@@";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> => runProcess(command, args, { cwd: options.cwd ?? root, env: options.env });
 
 /** A generated file and, for each of its lines, the README line it came from (0: the harness's own). */
 interface Generated {

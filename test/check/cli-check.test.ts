@@ -4,30 +4,17 @@
  * faults, names the faults of a deliberately broken server, agrees with its
  * own --json report, and says so clearly when the server is not there.
  */
-import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BATTERY_NAMES } from "../../src/check/index.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { sse, snapshot, textStream, USAGE } from "./streams.js";
+import { runCli } from "../support/run.js";
 
-const BIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
-
-/** Runs the CLI to its end. */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the CLI to its end, without colour. */
+const run = (args: string[]) => runCli(args, { env: { ...process.env, NO_COLOR: "1" } });
 
 interface JsonReport {
   target: string;

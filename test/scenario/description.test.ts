@@ -3,34 +3,21 @@
  * and `POST /__mock/scenarios` may leave it out, and `list` then shows the
  * name alone. When given it must not be empty.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatList } from "../../src/cli/list.js";
 import { ScenarioError, parseScenarioText, validateScenario } from "../../src/scenario/parse.js";
 import { AUTO_SCENARIO, createRegistry } from "../../src/scenario/registry.js";
 import type { ScenarioInput } from "../../src/scenario/schema.js";
 import { useServer } from "../support/server.js";
+import { runCli } from "../support/run.js";
 
 /** The first output item's first text, from a non-streamed answer. */
 const firstText = async (res: Response) => ((await res.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text;
 
-const BIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
-
-function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], cwd: string) => runCli(args, { cwd });
 
 const TERSE: ScenarioInput = { name: "terse", turns: [{ steps: [{ type: "message", text: "Short and sweet." }] }] };
 

@@ -3,28 +3,15 @@
  * reported as one exact `FILE: $.json.path: message` line, by the spawned CLI
  * (the built dist/) and by the pure `parseScenarioText` alike.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScenarioError, formatIssue, parseScenarioText } from "../../src/scenario/parse.js";
-
-const BIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+import { runCli } from "../support/run.js";
 
 /** Runs the CLI in `cwd` and collects its output. */
-function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], cwd: string) => runCli(args, { cwd });
 
 const lines = (text: string) => text.split("\n").filter((l) => l.length > 0);
 
