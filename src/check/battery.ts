@@ -9,7 +9,8 @@
  * (`tool_choice` naming a function, `"required"`), and where a feature is
  * the model's choice (several calls at once, a reasoning item, an answer
  * long enough to be cut) a server that did not use it is reported "skipped",
- * not passed.
+ * not passed. So is a check whose valid request got a well-formed `failed`
+ * response: it broke no rule, but nothing was exercised.
  */
 import type { CheckDialect } from "./dialects.js";
 import { checkAnswer, checkErrorBody, type Verdict } from "./http.js";
@@ -430,14 +431,16 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
       done.push({ request, answer, verdict: judged.verdict });
       if (answer.status === undefined) break;
     }
-    const judgement = check.judge && done.every((ex) => ex.answer.status !== undefined) && done.length > 0 ? check.judge(done) : {};
+    const judged = check.judge && done.every((ex) => ex.answer.status !== undefined) && done.length > 0 ? check.judge(done) : {};
+    const failed = judged.skipped ? undefined : failedResponse(done);
+    const judgement: Judgement = failed ? { ...judged, skipped: failed } : judged;
     violations.push(...(judgement.violations ?? []).map((v) => ({ ...v, request: done.length - 1 })));
     if (judgement.note) notes.push(judgement.note);
-    const failed = violations.length > 0 || suppressed > 0;
+    const faulty = violations.length > 0 || suppressed > 0;
     const result: CheckResult = {
       name: check.name,
       title: check.title,
-      outcome: failed ? "fail" : judgement.skipped ? "skipped" : "pass",
+      outcome: faulty ? "fail" : judgement.skipped ? "skipped" : "pass",
       ...(judgement.skipped || notes.length > 0 ? { note: [judgement.skipped, ...notes].filter(Boolean).join("; ") } : {}),
       requests: done.map(summarise),
       violations,
@@ -449,6 +452,19 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
   const count = (o: CheckResult["outcome"]) => results.filter((r) => r.outcome === o).length;
   const summary = { passed: count("pass"), failed: count("fail"), skipped: count("skipped"), violations: results.reduce((n, r) => n + r.violations.length + r.suppressed, 0) };
   return { dialect: options.dialect, model: options.model, ok: !unreachable && summary.failed === 0, ...(unreachable ? { unreachable } : {}), results, summary };
+}
+
+/**
+ * Why a check exercised nothing because a valid request's response ended
+ * `failed` (a well-formed `response.failed` breaks no rule, but what was
+ * asked for never happened, so the check is not passed), or undefined.
+ */
+function failedResponse(done: readonly Exchange[]): string | undefined {
+  const i = done.findIndex((ex) => !ex.request.bad && ex.verdict?.response?.status === "failed");
+  if (i < 0) return undefined;
+  const error = done[i].verdict?.response?.error;
+  const why = isObject(error) ? ` (${show(error.code ?? error.type)}: ${show(error.message, 120)})` : "";
+  return `${done.length > 1 ? `request ${i + 1}: ` : ""}the response failed${why}, so nothing was exercised`;
 }
 
 function summarise(ex: Exchange): ExchangeSummary {

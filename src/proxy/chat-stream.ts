@@ -254,10 +254,31 @@ export class ChatTranslator {
     this.outputText += delta;
   }
 
+  /**
+   * The call an entry belongs to. OpenAI numbers them (`index`); Gemini's
+   * OpenAI-compatible endpoint leaves `index` out, each call whole in one
+   * delta or its arguments spread over the deltas that follow. Without an
+   * index, an entry with an `id` or a name other than the latest call's
+   * starts the next call; anything else goes on with the latest call.
+   */
+  private callIndex(entry: Json, fn: Json): number {
+    if (typeof entry.index === "number") return entry.index;
+    const keys = [...this.calls.keys()];
+    if (keys.length === 0) return 0;
+    const latest = keys[keys.length - 1];
+    const call = this.calls.get(latest)!;
+    const id = typeof entry.id === "string" && entry.id !== "" ? entry.id : null;
+    const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
+    const known = call.outputIndex !== null ? this.output[call.outputIndex] : null;
+    const callId = call.id ?? (known?.type === "function_call" ? known.call_id : null);
+    const other = (id !== null && callId !== null && id !== callId) || (id === null && name !== null && call.name !== "" && name !== call.name);
+    return other ? Math.max(...keys) + 1 : latest;
+  }
+
   /** One `tool_calls` entry of a delta. Calls stream one after the other; one that comes back after another began is an upstream fault. */
-  private toolCall(out: StreamEvent[], entry: Json, position: number): string | null {
-    const index = typeof entry.index === "number" ? entry.index : position;
+  private toolCall(out: StreamEvent[], entry: Json): string | null {
     const fn = (entry.function ?? {}) as Json;
+    const index = this.callIndex(entry, fn);
     let call = this.calls.get(index);
     if (!call) {
       call = { id: null, name: "", buffered: "", outputIndex: null, closed: false };
@@ -269,7 +290,7 @@ export class ChatTranslator {
     if (typeof fn.name === "string" && fn.name !== "") {
       if (call.outputIndex !== null) {
         if (fn.name !== call.name) return `the upstream renamed tool call ${index} after it had begun`;
-      } else call.name += fn.name;
+      } else if (fn.name !== call.name) call.name += fn.name; // the whole name again (NVIDIA NIM, Fireworks send it in every delta) is no new part of it
     }
     const args = typeof fn.arguments === "string" ? fn.arguments : "";
     // Open the item once there is a name and something follows it (arguments, or another item).
@@ -321,8 +342,8 @@ export class ChatTranslator {
         this.refusal(out, delta.refusal);
       }
       if (Array.isArray(delta.tool_calls)) {
-        for (const [position, entry] of (delta.tool_calls as Json[]).entries()) {
-          const fault = this.toolCall(out, entry ?? {}, position);
+        for (const entry of delta.tool_calls as Json[]) {
+          const fault = this.toolCall(out, entry ?? {});
           if (fault) return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", `Upstream fault: ${fault}.`))];
         }
       }

@@ -88,6 +88,36 @@ describe("runBattery", () => {
     expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({ target: "http://fake/v1", ok: false, summary: report.summary });
   });
 
+  it("does not pass a check whose valid request got a well-formed failed response: nothing was exercised", async () => {
+    /** Fails every valid request the spec's way: `error` then `response.failed` (streamed), or a failed response (JSON). */
+    const failing = async (request: BatteryRequest): Promise<RawAnswer> => {
+      if (request.bad) return textOnly(request);
+      const body = request.body!;
+      const error = { code: "server_error", message: "The model crashed." };
+      const final = snapshot({ ...echo(body), id: `resp_f${++ids}`, status: "failed", error, output: [] });
+      if (!request.stream) return { status: 200, contentType: "application/json", body: JSON.stringify(final) };
+      const base = snapshot({ ...echo(body), id: final.id });
+      const events = number([
+        { type: "response.created", response: base },
+        { type: "response.in_progress", response: base },
+        { type: "error", error: { type: "server_error", ...error, param: null } },
+        { type: "response.failed", response: final },
+      ]);
+      return { status: 200, contentType: "text/event-stream", body: sse(events) };
+    };
+    const report = await runBattery({ model: "m", dialect: "open-responses", only: ["text", "text-stream", "function-tool", "previous-response-id", "json-schema"], send: failing });
+    expect(report.results.map((r) => [r.name, r.outcome, r.violations])).toEqual([
+      ["text", "skipped", []],
+      ["text-stream", "skipped", []],
+      ["function-tool", "skipped", []],
+      ["previous-response-id", "skipped", []],
+      ["json-schema", "skipped", []],
+    ]);
+    expect(report.results[2].note).toBe('the response failed ("server_error": "The model crashed."), so nothing was exercised');
+    expect(report.results[3].note).toBe('request 1: the response failed ("server_error": "The model crashed."), so nothing was exercised');
+    expect(report.summary).toMatchObject({ passed: 0, skipped: 5, failed: 0 });
+  });
+
   it("runs only the checks named, in the battery's order", async () => {
     const report = await runBattery({ model: "m", dialect: "open-responses", only: ["reasoning", "text"], send: textOnly });
     expect(report.results.map((r) => r.name)).toEqual(["text", "reasoning"]);

@@ -199,6 +199,35 @@ describe("chat chunks → Responses events", () => {
     expect((response.output[1] as { call_id: string }).call_id).toBe("call_2");
   });
 
+  it("takes a name sent again in every delta (NVIDIA NIM, Fireworks) as the same name, not a longer one", () => {
+    const events = run([
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '"Oslo"}' } }] }),
+      chunk({}, { finish_reason: "tool_calls" }),
+    ]);
+    const response = expectConformantStream(events as never);
+    expect(response.output).toEqual([expect.objectContaining({ type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' })]);
+  });
+
+  it("tells calls apart without an index (Gemini): a new id or name starts the next call, the rest goes on with the latest", () => {
+    const events = run([
+      chunk({ role: "assistant", tool_calls: [{ id: "function-call-1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] }),
+      chunk({ tool_calls: [{ id: "function-call-2", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ function: { arguments: '"Rome"}' } }] }),
+      chunk({ tool_calls: [{ type: "function", function: { name: "get_time", arguments: "{}" } }] }),
+      chunk({}, { finish_reason: "stop" }),
+    ]);
+    const response = expectConformantStream(events as never);
+    expect(response.status).toBe("completed");
+    expect(response.output.map((o) => [(o as { name: string }).name, (o as { arguments: string }).arguments])).toEqual([
+      ["get_weather", '{"city":"Oslo"}'],
+      ["get_weather", '{"city":"Rome"}'],
+      ["get_time", "{}"],
+    ]);
+    expect(response.output.slice(0, 2).map((o) => (o as { call_id: string }).call_id)).toEqual(["function-call-1", "function-call-2"]);
+  });
+
   it("counts the usage itself when the upstream sends no usage chunk", () => {
     const events = run([chunk({ content: "Three little words" }), chunk({}, { finish_reason: "stop" })]);
     const response = expectConformantStream(events as never);
