@@ -26,7 +26,7 @@ import { ApiError, type CreateResponseBody, type StreamEvent } from "../spec/ind
 import { withItemIds } from "../store/conversation.js";
 import { buildChatRequest } from "./chat-request.js";
 import { ChatTranslator, completionAsChunks, upstreamError } from "./chat-stream.js";
-import { recordExchange, secretsOf, type ProxyContext } from "./context.js";
+import { noteAnswer, recordExchange, secretsOf, type ProxyContext } from "./context.js";
 import { redact } from "../record/writer.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
@@ -143,6 +143,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
     const { status, headers: errorHeaders, body } = renderedError(error, dialect);
     check.json(status, body);
     if (entry?.upstream) entry.upstream.error = error.message;
+    noteAnswer(entry, { error });
     sendJson(res, status, body, errorHeaders);
   };
 
@@ -247,6 +248,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
     store();
   } finally {
     if (entry) entry.violations = check.end();
+    noteAnswer(entry, { response: translator.response, events: stream && res.headersSent ? sent.length : null });
     if (recorded) recordExchange(p, req, { request, items, answer: recorded });
   }
 }

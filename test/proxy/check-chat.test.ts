@@ -431,6 +431,10 @@ describe.each(CASES)("check against proxy --upstream-api chat, $dialect dialect,
     for (const entry of forwarded) {
       expect(entry.upstream).toMatchObject({ api: "chat", status: 200, error: null });
       expect({ body: entry.body, violations: entry.violations }).toEqual({ body: entry.body, violations: [] });
+      // Said as of a played answer: the response's final status, and the events sent for a stream.
+      expect(["completed", "incomplete"]).toContain(entry.outcome);
+      if (entry.streamed) expect(entry.events).toBeGreaterThan(3);
+      else expect(entry.events).toBeNull();
     }
     // The bad requests were refused by the proxy itself (never forwarded, so never checked live): each a 400.
     const refused = posts.filter((e) => e.upstream === null);
