@@ -65,6 +65,8 @@ class Emitter {
   outputTokens = 0;
   reasoningTokens = 0;
   cutByBudget = false;
+  /** OpenAI web searches played (`tool_usage.web_search.num_requests` of the final response). */
+  webSearches = 0;
   private readonly failAt: number | undefined;
 
   /**
@@ -292,6 +294,7 @@ class Emitter {
    */
   hostedCall(step: PlanHostedCall, outputIndex: number, lastItem: boolean): void {
     this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(step.added) });
+    if (step.added.type === "web_search_call") this.webSearches++;
     const item = copyJson(step.added) as Record<string, unknown>;
     this.output.push(item as unknown as OutputItem);
     for (const ev of step.events) {
@@ -334,6 +337,15 @@ class Emitter {
         }
       }
     });
+  }
+
+  /**
+   * What api.openai.com adds to a final response that searched the web:
+   * `tool_usage: {web_search: {num_requests}}` (none without a search, and
+   * never in the spec dialect, where no web_search_call is played).
+   */
+  toolUsage(): Partial<ResponseResource> {
+    return this.webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: this.webSearches } } } as Partial<ResponseResource>) : {};
   }
 
   usage(): ResponseResource["usage"] {
@@ -422,7 +434,7 @@ function play(e: Emitter, plan: Plan): ResponseResource {
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {
     const reason = stoppedBy === "budget" ? "max_output_tokens" : (outcome as { reason: string }).reason;
-    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage() }));
+    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage(), ...e.toolUsage() }));
   }
-  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage() }));
+  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
 }

@@ -147,6 +147,10 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
     const message = response.output[2];
     expect(message.content[0].annotations).toEqual([{ type: "url_citation", url: "https://example.com/berlin-art-week", title: "Berlin Art Week", start_index: 0, end_index: 29 }]);
 
+    // As api.openai.com reports it on the final response: one search, one request.
+    expect(response.tool_usage).toEqual({ web_search: { num_requests: 1 } });
+    expect(events.slice(0, -1).some((e) => e.response?.tool_usage !== undefined)).toBe(false);
+
     const without = await streamOpenAI("hosted-web-search", {});
     expect(without.response.output[1].action).toEqual({ type: "search", query: "Berlin news today" });
   });
@@ -169,6 +173,7 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
     expect(response.output[0]).toMatchObject({ status: "completed", code: "import math\nprint(math.sqrt(2))\n", outputs: [{ type: "logs", logs: "1.4142135623730951\n" }] });
     expect(response.output[0].container_id).toMatch(/^cntr_/);
 
+    expect(response.tool_usage).toBeUndefined();
     const without = await streamOpenAI("hosted-code", {});
     expect(without.response.output[0].outputs).toBeNull();
   });
