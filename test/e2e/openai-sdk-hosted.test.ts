@@ -291,6 +291,22 @@ describe("hosted steps in the spec dialect: openai:-prefixed vendor items", () =
   });
 });
 
+describe("hosted items of the spec dialect come back too", () => {
+  it("an openai:mcp_approval_request answered through previous_response_id and as full input: the next turn plays", async () => {
+    const spec = client("hosted-mcp-approval", "open-responses");
+    const asked = await spec.responses.create({ model: "m", input: "read the wiki" });
+    const request = (asked.output as Obj[])[0];
+    expect(request).toMatchObject({ type: "openai:mcp_approval_request", status: "completed", server_label: "deepwiki" });
+    const approval = { type: "mcp_approval_response", approval_request_id: request.id, approve: true } as any;
+    const next = await spec.responses.create({ model: "m", previous_response_id: asked.id, input: [approval] });
+    expect((next.output as Obj[])[0]).toMatchObject({ type: "openai:mcp_call", output: "1 Overview" });
+    const full = await spec.responses.create({ model: "m", store: false, input: [{ role: "user", content: "read the wiki" }, request as any, approval] });
+    expect((full.output as Obj[]).map((o) => o.type)).toEqual(["openai:mcp_call", "message"]);
+    const listed = (await spec.responses.inputItems.list(next.id)).data as Obj[];
+    expect(listed).toContainEqual(expect.objectContaining({ type: "mcp_approval_response", approval_request_id: request.id }));
+  });
+});
+
 describe("hosted items come back in the next turn", () => {
   it("through previous_response_id: the conversation holds them (the next turn is turn 2), the stored response keeps them", async () => {
     const c = client("hosted-web-search");
