@@ -15,7 +15,7 @@ export interface GenerateContext {
   vendorExtensions: boolean;
   /**
    * How hosted-tool steps go out: as OpenAI's own items and events (`native`),
-   * or as `openai:`-prefixed vendor items, the spec's extension form (`vendor`).
+   * or as `openai:`-prefixed vendor items, the spec's extension form (`vendor`, the default).
    */
   hostedItems?: "native" | "vendor";
   /** Unix seconds: the response's `created_at`. */

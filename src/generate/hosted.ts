@@ -141,7 +141,7 @@ export function planHosted(step: HostedStep, ctx: GenerateContext, h: HostedHelp
   const id = step.id ?? ctx.ids.item(PREFIX[step.type]);
   const call = nativeCall(step, id, ctx, h);
   call.delayMs = step.delayMs;
-  if ((ctx.hostedItems ?? "native") === "native") return call;
+  if ((ctx.hostedItems ?? "vendor") === "native") return call;
   const { status, ...rest } = call.done;
   // The spec's fields every item has: a vendor item's status is completed or incomplete (a failed MCP call says so in `error`).
   void status;

@@ -4,6 +4,7 @@
  * folded back into exactly the final response, and the fold refusing hosted
  * events that do not fit the stream.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { emitFinal, emitStream } from "../../src/emit/emit-events.js";
 import { FoldError, foldEvents } from "../../src/emit/fold.js";
@@ -15,6 +16,8 @@ import { createRng } from "../../src/generate/rng.js";
 import { Step, type HostedStep } from "../../src/scenario/schema.js";
 import type { StreamEvent } from "../../src/spec/index.js";
 import { makePlan, text } from "../support/plans.js";
+import { fuzzRuns } from "../support/robust.js";
+import { hostedStep } from "../robust/arbitraries.js";
 
 function ctx(hostedItems: "native" | "vendor", include: string[] = []): GenerateContext {
   const rng = createRng("hosted");
@@ -104,5 +107,19 @@ describe("hosted calls in the core", () => {
     const { response } = emitStream(makePlan([plan(STEPS[0], c)], { outcome: { kind: "incomplete", reason: "max_output_tokens" } }));
     expect(response.status).toBe("incomplete");
     expect((response.output[0] as { status: string }).status).toBe("incomplete");
+  });
+
+  it("any scripted hosted steps, in either form and with any include: the fold of the stream is the final response", () => {
+    const include = fc.subarray(["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"]);
+    fc.assert(
+      fc.property(fc.array(hostedStep, { minLength: 1, maxLength: 4 }), fc.constantFrom("native" as const, "vendor" as const), include, (steps, form, inc) => {
+        const c = ctx(form, inc);
+        const p = makePlan([...steps.map((s) => plan(s, c)), text("msg_1", "Done.")]);
+        const { events, response } = emitStream(p);
+        expect(foldEvents(events)).toEqual(response);
+        expect(emitFinal(p)).toEqual(response);
+      }),
+      { numRuns: fuzzRuns(100) },
+    );
   });
 });
