@@ -17,7 +17,8 @@ import { checkStream } from "../../src/check/index.js";
 import { foldEvents } from "../../src/emit/fold.js";
 import { DEFAULT_PNG_BASE64 } from "../../src/generate/hosted.js";
 import type { StreamEvent } from "../../src/spec/index.js";
-import { formatViolation, parseOpenAISse, validateOpenAIResponse, validateOpenAIStream } from "../compliance/openai-schemas.js";
+import { formatViolation, parseOpenAISse, validateOpenAIResponse, validateOpenAIStream, withoutVendorItems } from "../compliance/openai-schemas.js";
+import * as spec from "../compliance/schemas.js";
 import { expectConformantStream, expectValidResponse } from "../support/conformance.js";
 import { postResponses, useServer } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
@@ -280,9 +281,20 @@ describe("hosted steps in the spec dialect: openai:-prefixed vendor items", () =
       const final = expectConformantStream(events);
       expect(checkStream(res.text, { request: body, status: 200, contentType: res.headers.get("content-type") }).violations).toEqual([]);
       expect(events.some((e) => /^response\.(web_search_call|code_interpreter|image_generation|file_search|mcp)/.test(e.type))).toBe(false);
+      // The independent spec schemas (test/compliance) for everything but the custom items,
+      // which follow the extension rules: a slug-prefixed type, an id and a status.
+      events.forEach((ev, i) => {
+        if (ev.item?.type?.startsWith("openai:")) return;
+        const r = spec.StreamingEvent.safeParse(ev.response ? { ...ev, response: withoutVendorItems(ev.response) } : ev);
+        expect(r.success, r.success ? "" : `event #${i} ${ev.type}: ${spec.formatIssues(r.error).join("; ")}`).toBe(true);
+      });
       const hosted = (final.output as Obj[]).filter((o) => o.type.startsWith("openai:"));
       expect(hosted.length).toBeGreaterThan(0);
-      for (const item of hosted) expect(item.status).toBe("completed");
+      for (const item of hosted) {
+        expect(item.type).toMatch(/^openai:(web_search_call|code_interpreter_call|image_generation_call|file_search_call|mcp_list_tools|mcp_call|mcp_approval_request)$/);
+        expect(typeof item.id).toBe("string");
+        expect(item.status).toBe("completed");
+      }
     }
     const res = await postResponses(getServer(), { model: "m", input: "today", include: ["web_search_call.action.sources"] }, { "x-mock-scenario": "hosted-web-search" });
     const body = JSON.parse(res.text);
