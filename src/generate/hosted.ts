@@ -142,8 +142,6 @@ export function planHosted(step: HostedStep, ctx: GenerateContext, h: HostedHelp
   const call = nativeCall(step, id, ctx, h);
   call.delayMs = step.delayMs;
   if ((ctx.hostedItems ?? "vendor") === "native") return call;
-  const { status, ...rest } = call.done;
-  // The spec's fields every item has: a vendor item's status is completed or incomplete (a failed MCP call says so in `error`).
-  void status;
-  return { kind: "vendor_item", item: { ...rest, type: `openai:${step.type}`, id, status: "completed" }, delayMs: step.delayMs };
+  // The fields every item has (id, type, status); a vendor item's status is completed or incomplete, so a failed MCP call says so in `error`.
+  return { kind: "vendor_item", item: { ...call.done, type: `openai:${step.type}`, id, status: "completed" }, delayMs: step.delayMs };
 }
