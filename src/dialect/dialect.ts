@@ -48,6 +48,11 @@ export interface DialectDescription {
   ids: IdStyle;
   /** Whether `auto`/`random` may draw vendor items and events (scripted steps play as written). */
   vendorExtensions: boolean;
+  /**
+   * How scripted hosted-tool steps go out: OpenAI's own items and events
+   * (`native`), or `openai:`-prefixed vendor items, the spec's extension form (`vendor`).
+   */
+  hostedItems: "native" | "vendor";
   /** Whether `output_text.annotation.added` follows the delta that completes the span (else after the text). */
   annotationsInline: boolean;
 

@@ -6,6 +6,7 @@ export const openResponses: DialectDescription = {
   summary: "exactly the Open Responses spec (the default)",
   ids: "open-responses",
   vendorExtensions: true,
+  hostedItems: "vendor",
   annotationsInline: false,
   sse: { contentType: "text/event-stream", done: true },
   eventNames: {},

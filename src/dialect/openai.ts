@@ -9,6 +9,7 @@ export const openai: DialectDescription = {
   summary: "what api.openai.com sends: no [DONE], reasoning_text events, OpenAI's ids, fields and error spellings",
   ids: "openai",
   vendorExtensions: false,
+  hostedItems: "native",
   annotationsInline: true,
   sse: { contentType: "text/event-stream; charset=utf-8", done: false },
   eventNames: {

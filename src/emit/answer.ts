@@ -62,7 +62,7 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const ids = answerIds(rng, dialect.ids, seed, input.session ?? null, input.repeat ?? 0);
   let plan: Plan;
   try {
-    plan = planScenario(scenario, { request, items, rng, ids, vendorExtensions: dialect.vendorExtensions, createdAt: input.createdAt });
+    plan = planScenario(scenario, { request, items, rng, ids, vendorExtensions: dialect.vendorExtensions, hostedItems: dialect.hostedItems, createdAt: input.createdAt });
   } catch (err) {
     // An `http_error` turn names its scenario like every answer does.
     if (err instanceof ApiError) (err.headers as Record<string, string>)["x-mock-scenario"] = scenario.name;

@@ -4,7 +4,7 @@
  * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
  */
 import { hashString, fnv1a } from "../generate/hash.js";
-import type { Plan, PlanFunctionCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
+import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
   ErrorPayload,
@@ -65,6 +65,8 @@ class Emitter {
   outputTokens = 0;
   reasoningTokens = 0;
   cutByBudget = false;
+  /** OpenAI web searches played (`tool_usage.web_search.num_requests` of the final response). */
+  webSearches = 0;
   private readonly failAt: number | undefined;
 
   /**
@@ -283,6 +285,36 @@ class Emitter {
     this.output[outputIndex] = done as unknown as OutputItem;
   }
 
+  /**
+   * An OpenAI hosted-tool call: added (in progress), the tool's own events as
+   * `type, sequence_number, output_index, item_id, …` (the recorded key
+   * order), then done. Code and MCP argument deltas build the live item and
+   * count as output tokens; they are not cut by the budget (a hosted call is
+   * played whole or not at all).
+   */
+  hostedCall(step: PlanHostedCall, outputIndex: number, lastItem: boolean): void {
+    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(step.added) });
+    if (step.added.type === "web_search_call") this.webSearches++;
+    const item = copyJson(step.added) as Record<string, unknown>;
+    this.output.push(item as unknown as OutputItem);
+    for (const ev of step.events) {
+      const at = { output_index: outputIndex, item_id: step.added.id };
+      if (ev.delta) {
+        this.outputTokens += countTokens(ev.delta.text);
+        const fields: Record<string, unknown> = { ...at, delta: ev.delta.text };
+        if (this.plan.options.obfuscation) fields.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (ev.delta.text.length % 16)));
+        this.push(ev.type, fields);
+        item[ev.delta.into] = String(item[ev.delta.into] ?? "") + ev.delta.text;
+      } else {
+        this.push(ev.type, { ...at, ...(ev.fields ? this.snap(ev.fields) : {}) });
+      }
+    }
+    const done: Record<string, unknown> = { ...step.done };
+    if (lastItem && this.plan.outcome.kind === "incomplete" && "status" in done) done.status = "incomplete";
+    this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
+    this.output[outputIndex] = done as unknown as OutputItem;
+  }
+
   items(items: PlanItem[]): void {
     const lastOutput = items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
     items.forEach((step, i) => {
@@ -294,6 +326,7 @@ class Emitter {
         case "function_call": return this.functionCall(step, outputIndex, last);
         case "reasoning": return this.reasoning(step, outputIndex);
         case "vendor_item": return this.vendorItem(step, outputIndex, last);
+        case "hosted_call": return this.hostedCall(step, outputIndex, last);
         case "vendor_event": {
           const { type, ...data } = step.event;
           return this.push(type, data);
@@ -304,6 +337,15 @@ class Emitter {
         }
       }
     });
+  }
+
+  /**
+   * What api.openai.com adds to a final response that searched the web:
+   * `tool_usage: {web_search: {num_requests}}` (none without a search, and
+   * never in the spec dialect, where no web_search_call is played).
+   */
+  toolUsage(): Partial<ResponseResource> {
+    return this.webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: this.webSearches } } } as Partial<ResponseResource>) : {};
   }
 
   usage(): ResponseResource["usage"] {
@@ -392,7 +434,7 @@ function play(e: Emitter, plan: Plan): ResponseResource {
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {
     const reason = stoppedBy === "budget" ? "max_output_tokens" : (outcome as { reason: string }).reason;
-    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage() }));
+    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage(), ...e.toolUsage() }));
   }
-  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage() }));
+  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
 }

@@ -16,10 +16,23 @@ export class FoldError extends Error {
   }
 }
 
+type HostedEvent = { type: string; output_index: number; item_id?: string; delta?: unknown; [key: string]: unknown };
 type AnyItem = Record<string, unknown> & { type: string; id?: string; status?: string };
 type TextPart = { type: string; text?: string; refusal?: string; annotations?: unknown[]; logprobs?: unknown[] };
 
 const clone = <T>(v: T): T => copyJson(v);
+
+/** OpenAI's hosted-tool items: their final item fills what the added one left null or empty (a search's action, a call's output). */
+const HOSTED_ITEMS = new Set(["web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_list_tools", "mcp_call", "mcp_approval_request"]);
+
+/** OpenAI's hosted-tool status events: they change nothing, but must name an open item. */
+const HOSTED_PHASE = /^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_call|mcp_list_tools)\.(in_progress|searching|interpreting|generating|partial_image|completed|failed)$/;
+
+/** Hosted deltas and their `.done`: the item key they build. */
+const HOSTED_DELTAS: Record<string, string> = { "response.code_interpreter_call_code": "code", "response.mcp_call_arguments": "arguments" };
+
+/** A value an item may send empty on `added` and fill on `done`. */
+const unfilled = (v: unknown) => v === null || (Array.isArray(v) && v.length === 0);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export interface FoldOptions {
@@ -56,6 +69,23 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
   const summaryAt = (ev: { output_index: number; item_id: string; summary_index: number }): TextPart =>
     partAt({ ...ev, content_index: ev.summary_index }, "summary");
 
+  /** Folds one of OpenAI's hosted-tool events; false when `type` is not one. */
+  const foldHosted = (type: string, ev: HostedEvent): boolean => {
+    if (HOSTED_PHASE.test(type)) {
+      itemAt(ev);
+      return true;
+    }
+    const dot = type.lastIndexOf(".");
+    const key = HOSTED_DELTAS[type.slice(0, dot)];
+    if (key === undefined) return false;
+    const item = itemAt(ev);
+    if (type.endsWith(".delta")) item[key] = String(item[key] ?? "") + String(ev.delta);
+    else if (type.endsWith(".done")) {
+      if (item[key] !== ev[key]) fail(`${type} differs from its deltas`, ev);
+    } else return false;
+    return true;
+  };
+
   events.forEach((raw, i) => {
     const event = raw as StandardStreamEvent;
     if (terminal) fail(`event after the terminal event: ${event.type}`, event);
@@ -81,7 +111,9 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         const built = itemAt(event);
         const final = clone(event.item) as AnyItem;
         // What was streamed must match; `done` may add keys (e.g. encrypted_content) and sets the status.
+        const hosted = HOSTED_ITEMS.has(built.type);
         for (const key of Object.keys(built)) {
+          if (hosted && unfilled(built[key])) continue;
           if (key !== "status" && !same(built[key], final[key])) fail(`output_item.done item differs from the streamed item ${built.id} in '${key}'`, event);
         }
         output[event.output_index] = final;
@@ -167,6 +199,7 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         // Every standard event is handled above (this fails to compile if one is not); what is left must be a vendor event.
         event satisfies never;
         const type = (raw as { type: unknown }).type;
+        if (typeof type === "string" && foldHosted(type, raw as unknown as HostedEvent)) break;
         if (!isVendorType(type)) fail(`unknown event type ${String(type)}`, raw);
       }
     }

@@ -13,6 +13,11 @@ export interface GenerateContext {
   ids: IdSource;
   /** Whether seeded generation may draw vendor items and events (a dialect that never sends them says no). */
   vendorExtensions: boolean;
+  /**
+   * How hosted-tool steps go out: as OpenAI's own items and events (`native`),
+   * or as `openai:`-prefixed vendor items, the spec's extension form (`vendor`, the default).
+   */
+  hostedItems?: "native" | "vendor";
   /** Unix seconds: the response's `created_at`. */
   createdAt: number;
 }

@@ -67,7 +67,31 @@ export interface PlanVendorEvent {
   event: { type: string; [key: string]: unknown };
 }
 
-export type PlanItem = PlanMessage | PlanFunctionCall | PlanReasoning | PlanVendorItem | PlanVendorEvent;
+/** One of a hosted call's own events (`response.web_search_call.searching`, a code delta, …). */
+export interface PlanHostedEvent {
+  type: string;
+  /** Fields after `output_index` and `item_id` (e.g. `code` on `.done`, `partial_image_b64`). */
+  fields?: Record<string, unknown>;
+  /** A delta event: this text is appended to the item's `code` or `arguments`. */
+  delta?: { text: string; into: "code" | "arguments" };
+}
+
+/**
+ * An OpenAI hosted-tool call (`web_search_call`, `mcp_call`, …) as api.openai.com
+ * streams it: `added` on output_item.added, the tool's own events, `done` on
+ * output_item.done. Planned only in a dialect that speaks OpenAI's types; the
+ * spec dialect gets `openai:`-prefixed vendor items instead (generate/hosted.ts).
+ */
+export interface PlanHostedCall {
+  kind: "hosted_call";
+  /** Extra pause before this step's first event, in ms (scripted per-step delays). */
+  delayMs?: number;
+  added: { type: string; id: string; [key: string]: unknown };
+  events: PlanHostedEvent[];
+  done: { type: string; id: string; [key: string]: unknown };
+}
+
+export type PlanItem = PlanMessage | PlanFunctionCall | PlanReasoning | PlanVendorItem | PlanVendorEvent | PlanHostedCall;
 
 export type PlanOutcome =
   | { kind: "completed" }

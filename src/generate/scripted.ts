@@ -9,6 +9,7 @@ import { assistantTurns, contentText, lastUserText, trailingToolOutputs } from "
 import type { Chunking, End, Scenario, Step, Turn } from "../scenario/schema.js";
 import { ApiError, type ErrorPayload, type FunctionToolParam } from "../spec/index.js";
 import { assemblePlan } from "./assemble.js";
+import { planHosted } from "./hosted.js";
 import { chunkChars, chunkSizes, chunkText } from "./chunk.js";
 import type { GenerateContext } from "./context.js";
 import { CALL_BYTES, MAX_FILLED_DELTAS, schemaTooLarge, userTextWithin } from "./budgets.js";
@@ -143,6 +144,14 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       }
       case "vendor_event":
         return { kind: "vendor_event", event: { ...step.event }, delayMs: step.delayMs };
+      case "web_search_call":
+      case "code_interpreter_call":
+      case "image_generation_call":
+      case "file_search_call":
+      case "mcp_list_tools":
+      case "mcp_call":
+      case "mcp_approval_request":
+        return planHosted(step, ctx, { fill: (text) => fill(text, ctx), chunk: (text, chunking) => chunkWith(text, chunking, rng) });
     }
   });
 }

@@ -14,7 +14,7 @@
  */
 import { hashString } from "../generate/hash.js";
 import { assistantTurns, contentText, isModelItem, lastUserText } from "../scenario/conversation.js";
-import { HTTP_ERROR_STATUSES, SCENARIO_NAME } from "../scenario/schema.js";
+import { HTTP_ERROR_STATUSES, SCENARIO_NAME, Step } from "../scenario/schema.js";
 import type { CreateResponseBody, ItemParam } from "../spec/index.js";
 
 type Json = Record<string, unknown>;
@@ -153,6 +153,62 @@ function chunkFor(trace: ItemTrace | undefined, key: string, text: string): Json
   return deltas ? chunkingOf(deltas, text) : undefined;
 }
 
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]).filter((x) => x !== null && typeof x === "object") : []);
+/** Drops the keys whose value is undefined (a step is strict about what it holds, not about what it lacks). */
+const defined = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/**
+ * A hosted-tool call of the recording as its scenario step (without its id,
+ * as other steps), or undefined for an item type that has none. The replay
+ * plays it in the dialect it is served in; what `include` left out of the
+ * recording is left out of the step too.
+ */
+function hostedStepOf(item: Json): Json | undefined {
+  switch (item.type) {
+    case "web_search_call": {
+      const action = (item.action ?? {}) as Json;
+      const sources = list(action.sources).map((s) => str(s.url)).filter((u) => u !== undefined);
+      return defined({ type: "web_search_call", query: str(action.query), sources: sources.length > 0 ? sources : undefined });
+    }
+    case "code_interpreter_call":
+      return defined({
+        type: "code_interpreter_call",
+        code: str(item.code) ?? "",
+        container_id: str(item.container_id),
+        outputs: Array.isArray(item.outputs) ? list(item.outputs).map((o) => (o.type === "logs" ? { type: "logs", logs: o.logs } : { type: o.type, url: o.url })) : undefined,
+      });
+    case "image_generation_call":
+      return defined({ type: "image_generation_call", result: str(item.result), revised_prompt: str(item.revised_prompt) });
+    case "file_search_call":
+      return defined({
+        type: "file_search_call",
+        queries: Array.isArray(item.queries) ? item.queries : [],
+        results: Array.isArray(item.results) ? list(item.results).map((r) => defined({ file_id: r.file_id, filename: r.filename, score: r.score, text: r.text, attributes: r.attributes ?? undefined })) : undefined,
+      });
+    case "mcp_list_tools":
+      return {
+        type: "mcp_list_tools",
+        server_label: item.server_label,
+        tools: list(item.tools).map((t) => defined({ name: t.name, description: str(t.description), input_schema: t.input_schema ?? undefined, annotations: t.annotations ?? undefined })),
+      };
+    case "mcp_call":
+      return defined({
+        type: "mcp_call",
+        server_label: item.server_label,
+        name: item.name,
+        arguments: str(item.arguments),
+        output: item.error == null ? (str(item.output) ?? "") : undefined,
+        error: item.error == null ? undefined : typeof item.error === "string" ? item.error : JSON.stringify(item.error),
+        approval_request_id: str(item.approval_request_id),
+      });
+    case "mcp_approval_request":
+      return defined({ type: "mcp_approval_request", server_label: item.server_label, name: item.name, arguments: str(item.arguments) });
+    default:
+      return undefined;
+  }
+}
+
 /** Output items as steps. Item types a scenario has no step for are left out, and named in `notes`. */
 function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes: string[]): { steps: Json[]; firstEvents: (number | null)[] } {
   const steps: Json[] = [];
@@ -211,8 +267,16 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
         }
         break;
       }
-      default:
-        notes.push(`output[${index}]: a '${String(item.type)}' item has no scenario step and is left out`);
+      default: {
+        const hosted = hostedStepOf(item);
+        if (hosted === undefined) {
+          notes.push(`output[${index}]: a '${String(item.type)}' item has no scenario step and is left out`);
+          break;
+        }
+        const checked = Step.safeParse(hosted);
+        if (checked.success) step = hosted;
+        else notes.push(`output[${index}]: a '${String(item.type)}' item does not fit its scenario step (${checked.error.issues[0].path.join(".") || "step"}: ${checked.error.issues[0].message}) and is left out`);
+      }
     }
     if (step) {
       steps.push(step);

@@ -83,7 +83,8 @@ export function isModelItem(item: ItemParam): boolean {
   const it = item as { type: string; role?: string; execution?: unknown };
   if (it.type === "message") return it.role === "assistant";
   if (it.type === "tool_search_output") return it.execution === "server";
-  return MODEL_ITEM_TYPES.has(it.type);
+  // The spec dialect sends OpenAI's hosted calls as `openai:`-prefixed vendor items (generate/hosted.ts).
+  return MODEL_ITEM_TYPES.has(it.type.startsWith("openai:") ? it.type.slice(7) : it.type);
 }
 
 /**

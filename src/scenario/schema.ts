@@ -129,8 +129,166 @@ export const VendorEventStep = z
   })
   .describe("A vendor custom streaming event between items.");
 
-export const Step = z.discriminatedUnion("type", [MessageStep, ReasoningStep, FunctionCallStep, VendorItemStep, VendorEventStep]);
-export const STEP_TYPES = ["message", "reasoning", "function_call", "vendor_item", "vendor_event"];
+// ---- hosted-tool calls --------------------------------------------------------
+// OpenAI's hosted tools, played as OpenAI streams them in the `openai` dialect
+// and as `openai:`-prefixed vendor items in the spec's (docs/decisions.md).
+
+const HostedId = z.string().min(1).max(128).optional().describe("The item's id. Default: drawn from the seed, with OpenAI's prefix (ws_, ci_, ig_, fs_, mcpl_, mcp_, mcpr_).");
+const ShortText = z.string().min(1).max(10_000);
+const McpArguments = z
+  .union([z.record(z.string(), z.unknown()), z.string()])
+  .optional()
+  .describe("An object (sent as JSON) or a raw string (sent as is). Default: {}.");
+
+export const WebSearchCallStep = z
+  .strictObject({
+    type: z.literal("web_search_call"),
+    delayMs: DelayMs,
+    id: HostedId,
+    query: ShortText.describe("The search query (action.query). {{input}} is replaced by the last user message."),
+    sources: z
+      .array(z.string().max(10_000).regex(/^https?:\/\/[^\s]+$/, "must be an http(s) URL"))
+      .max(100)
+      .optional()
+      .describe("URLs the search found: sent as action.sources only when the request's include has 'web_search_call.action.sources'."),
+  })
+  .describe("A web_search_call (the web_search tool): in_progress, searching, completed. Cite its sources with the next message's annotations.");
+
+const CodeOutput = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("logs"), logs: z.string().max(100_000) }),
+  z.strictObject({ type: z.literal("image"), url: z.string().min(1).max(10_000) }),
+]);
+
+export const CodeInterpreterCallStep = z
+  .strictObject({
+    type: z.literal("code_interpreter_call"),
+    delayMs: DelayMs,
+    id: HostedId,
+    code: z.string().max(100_000).describe("The code, streamed as code deltas."),
+    container_id: z.string().min(1).max(128).optional().describe("Default: drawn from the seed (cntr_…)."),
+    outputs: z
+      .array(CodeOutput)
+      .max(100)
+      .optional()
+      .describe("What the code printed ({type: 'logs', logs}) or drew ({type: 'image', url}): sent only when the request's include has 'code_interpreter_call.outputs' (else outputs is null)."),
+    chunk: Chunking.optional(),
+  })
+  .describe("A code_interpreter_call: in_progress, the code as deltas, interpreting, completed.");
+
+export const ImageGenerationCallStep = z
+  .strictObject({
+    type: z.literal("image_generation_call"),
+    delayMs: DelayMs,
+    id: HostedId,
+    result: z
+      .string()
+      .max(5_000_000)
+      .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, "must be base64")
+      .optional()
+      .describe("The image, base64. Default: a small valid PNG."),
+    partial_images: z.number().int().min(0).max(3).optional().describe("How many partial_image events (0-3, as the tool's partial_images). Default 0."),
+    revised_prompt: z.string().max(10_000).optional(),
+  })
+  .describe("An image_generation_call: in_progress, generating, partial images, completed.");
+
+const FileSearchResult = z.strictObject({
+  file_id: z.string().min(1).max(128),
+  filename: z.string().min(1).max(1_000),
+  score: z.number().min(0).max(1),
+  text: z.string().max(100_000),
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+export const FileSearchCallStep = z
+  .strictObject({
+    type: z.literal("file_search_call"),
+    delayMs: DelayMs,
+    id: HostedId,
+    queries: z.array(ShortText).min(1).max(100).describe("The queries searched."),
+    results: z
+      .array(FileSearchResult)
+      .max(100)
+      .optional()
+      .describe("What was found: sent only when the request's include has 'file_search_call.results' (else results is null)."),
+  })
+  .describe("A file_search_call: in_progress, searching, completed.");
+
+const ServerLabel = z.string().min(1).max(128).describe("The MCP server's label (the mcp tool's server_label).");
+const McpToolName = z.string().min(1).max(128);
+
+export const McpListToolsStep = z
+  .strictObject({
+    type: z.literal("mcp_list_tools"),
+    delayMs: DelayMs,
+    id: HostedId,
+    server_label: ServerLabel,
+    tools: z
+      .array(
+        z.strictObject({
+          name: McpToolName,
+          description: z.string().max(10_000).optional(),
+          input_schema: z.record(z.string(), z.unknown()).optional().describe("Default: an empty object schema."),
+          annotations: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .max(128)
+      .describe("The server's tools."),
+  })
+  .describe("An mcp_list_tools item: the tools an MCP server offers (in_progress, completed).");
+
+export const McpCallStep = z
+  .strictObject({
+    type: z.literal("mcp_call"),
+    delayMs: DelayMs,
+    id: HostedId,
+    server_label: ServerLabel,
+    name: McpToolName.describe("The MCP tool called."),
+    arguments: McpArguments,
+    output: z.string().max(1_000_000).optional().describe("What the tool returned. Default: '' (or none when 'error' is given)."),
+    error: z.string().min(1).max(100_000).optional().describe("The tool's error: the call ends with response.mcp_call.failed."),
+    approval_request_id: z.string().min(1).max(128).optional().describe("The mcp_approval_request this call was approved through."),
+    chunk: Chunking.optional(),
+  })
+  .refine((s) => s.output === undefined || s.error === undefined, "give 'output' or 'error', not both")
+  .meta({ not: { required: ["output", "error"] } })
+  .describe("An mcp_call the server runs: in_progress, the arguments as deltas, completed (or failed with 'error').");
+
+export const McpApprovalRequestStep = z
+  .strictObject({
+    type: z.literal("mcp_approval_request"),
+    delayMs: DelayMs,
+    id: HostedId,
+    server_label: ServerLabel,
+    name: McpToolName.describe("The MCP tool that asks to be approved."),
+    arguments: McpArguments,
+  })
+  .describe("An mcp_approval_request, sent whole; the client answers with an mcp_approval_response item.");
+
+export const HOSTED_STEP_TYPES = [
+  "web_search_call",
+  "code_interpreter_call",
+  "image_generation_call",
+  "file_search_call",
+  "mcp_list_tools",
+  "mcp_call",
+  "mcp_approval_request",
+] as const;
+
+export const Step = z.discriminatedUnion("type", [
+  MessageStep,
+  ReasoningStep,
+  FunctionCallStep,
+  VendorItemStep,
+  VendorEventStep,
+  WebSearchCallStep,
+  CodeInterpreterCallStep,
+  ImageGenerationCallStep,
+  FileSearchCallStep,
+  McpListToolsStep,
+  McpCallStep,
+  McpApprovalRequestStep,
+]);
+export const STEP_TYPES = ["message", "reasoning", "function_call", "vendor_item", "vendor_event", ...HOSTED_STEP_TYPES];
 export const END_TYPES = ["completed", "incomplete", "failed", "http_error"];
 export const STRATEGIES = ["auto", "random"];
 
@@ -316,6 +474,7 @@ export type Scenario = z.output<typeof Scenario>;
 export type ScenarioInput = z.input<typeof Scenario>;
 export type Turn = z.output<typeof Turn>;
 export type Step = z.output<typeof Step>;
+export type HostedStep = Extract<Step, { type: (typeof HOSTED_STEP_TYPES)[number] }>;
 export type End = z.output<typeof End>;
 export type MatchRules = z.output<typeof MatchRules>;
 export type RandomSettings = z.output<typeof RandomSettings>;

@@ -140,6 +140,35 @@ function annotatedStream(): Obj[] {
   ]);
 }
 
+const WS = `ws_${hex("44556677889900aa")}`;
+const CI = `ci_${hex("5566778899aabbcc")}`;
+
+/** A web search (sources included) then a code interpreter call, shaped as recorded. */
+function hostedStream(): Obj[] {
+  const w = { output_index: 0, item_id: WS };
+  const c = { output_index: 1, item_id: CI };
+  const wsDone = { id: WS, type: "web_search_call", status: "completed", action: { type: "search", query: "weather", sources: [{ type: "url", url: "https://example.com/w" }] } };
+  const ciDone = { id: CI, type: "code_interpreter_call", status: "completed", code: "print(1)", container_id: "cntr_abc", outputs: null };
+  return number([
+    { type: "response.created", response: snapshot() },
+    { type: "response.in_progress", response: snapshot() },
+    { type: "response.output_item.added", output_index: 0, item: { id: WS, type: "web_search_call", status: "in_progress" } },
+    { type: "response.web_search_call.in_progress", ...w },
+    { type: "response.web_search_call.searching", ...w },
+    { type: "response.web_search_call.completed", ...w },
+    { type: "response.output_item.done", output_index: 0, item: wsDone },
+    { type: "response.output_item.added", output_index: 1, item: { ...ciDone, status: "in_progress", code: "" } },
+    { type: "response.code_interpreter_call.in_progress", ...c },
+    { type: "response.code_interpreter_call_code.delta", ...c, delta: "print(", obfuscation: "x" },
+    { type: "response.code_interpreter_call_code.delta", ...c, delta: "1)", obfuscation: "y" },
+    { type: "response.code_interpreter_call_code.done", ...c, code: "print(1)" },
+    { type: "response.code_interpreter_call.interpreting", ...c },
+    { type: "response.code_interpreter_call.completed", ...c },
+    { type: "response.output_item.done", output_index: 1, item: ciDone },
+    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: clone([wsDone, ciDone]), usage: USAGE, service_tier: "default" }) },
+  ]);
+}
+
 /** A stream that fails at once, as in the recorded insufficient_quota case. */
 function failedStream(): Obj[] {
   const error = { code: "insufficient_quota", message: "You exceeded your current quota." };
@@ -216,7 +245,30 @@ describe("openai-dialect schemas accept what api.openai.com sends", () => {
   it("has a schema for each event the mock can send, under OpenAI's names", () => {
     expect(Object.keys(EVENT_SCHEMAS)).toContain("response.reasoning_text.delta");
     expect(Object.keys(EVENT_SCHEMAS)).not.toContain("response.reasoning.delta");
-    expect(Object.keys(EVENT_SCHEMAS)).toHaveLength(24);
+    // 24 of text, reasoning and function calls; 23 of hosted tools (18 status events, 4 code/argument deltas and dones, partial_image).
+    expect(Object.keys(EVENT_SCHEMAS)).toHaveLength(47);
+  });
+});
+
+describe("openai-dialect schemas of hosted tools", () => {
+  it("accept a web search and a code interpreter call shaped as recorded", () => {
+    expect(show(validateOpenAIStream(hostedStream()))).toBe("");
+    expect(show(validateOpenAIStream(sse(hostedStream())))).toBe("");
+  });
+
+  it("reject a misspelt source, code that differs from its deltas, a status event in another tool's item, and a stray key", () => {
+    const evs = hostedStream();
+    evs[6].item.action.sources[0] = { type: "url", uri: "https://example.com/w" };
+    expectViolation(validateOpenAIStream(evs), 6, /sources/);
+    const code = hostedStream();
+    code[11].code = "print(2)";
+    expectViolation(validateOpenAIStream(code), 11, "$", /differs from the deltas/);
+    const misplaced = hostedStream();
+    misplaced[12] = { ...misplaced[12], type: "response.web_search_call.searching" };
+    expectViolation(validateOpenAIStream(misplaced), 12, "$.type", /inside a code_interpreter_call/);
+    const extra = hostedStream();
+    extra[4].query = "weather";
+    expectViolation(validateOpenAIStream(extra), 4, "$", /query/);
   });
 });
 

@@ -32,6 +32,9 @@ export const ITEM_ID_PREFIX: Record<string, string> = {
   file_search_call: "fs",
   code_interpreter_call: "ci",
   image_generation_call: "ig",
+  mcp_list_tools: "mcpl",
+  mcp_call: "mcp",
+  mcp_approval_request: "mcpr",
 };
 export const ITEM_ID = /^([a-z]+)_([0-9a-f]{50})$/;
 /** `call_` + 24 base62. */
@@ -96,7 +99,106 @@ export const Reasoning = z.strictObject({
   summary: z.array(SummaryText),
 });
 
-export const OutputItem = z.discriminatedUnion("type", [Message, FunctionCall, Reasoning]);
+// Hosted-tool items, as recorded (vercel/ai __fixtures__, pydantic-ai cassettes): one schema for
+// the item as added (in progress, the later fields empty) and as done.
+
+const hostedStatus = z.enum(["in_progress", "searching", "interpreting", "generating", "calling", "completed", "incomplete", "failed"]);
+
+/** `action` is on the done item only; `sources` only when `include` has `web_search_call.action.sources`. */
+export const WebSearchCall = z.strictObject({
+  id: z.string(),
+  type: z.literal("web_search_call"),
+  status: hostedStatus,
+  action: z
+    .strictObject({
+      type: z.literal("search"),
+      query: z.string().optional(),
+      sources: z.array(z.strictObject({ type: z.literal("url"), url: z.string() })).optional(),
+    })
+    .optional(),
+});
+
+/** `outputs` is null unless `include` has `code_interpreter_call.outputs`. */
+export const CodeInterpreterCall = z.strictObject({
+  id: z.string(),
+  type: z.literal("code_interpreter_call"),
+  status: hostedStatus,
+  code: z.string().nullable(),
+  container_id: z.string(),
+  outputs: z
+    .array(z.discriminatedUnion("type", [z.strictObject({ type: z.literal("logs"), logs: z.string() }), z.strictObject({ type: z.literal("image"), url: z.string() })]))
+    .nullable(),
+});
+
+export const ImageGenerationCall = z.strictObject({
+  id: z.string(),
+  type: z.literal("image_generation_call"),
+  status: hostedStatus,
+  result: z.string().nullable(),
+  revised_prompt: z.string().optional(),
+});
+
+/** `results` is null unless `include` has `file_search_call.results`. */
+export const FileSearchCall = z.strictObject({
+  id: z.string(),
+  type: z.literal("file_search_call"),
+  status: hostedStatus,
+  queries: z.array(z.string()),
+  results: z
+    .array(
+      z.strictObject({
+        file_id: z.string(),
+        filename: z.string(),
+        score: z.number(),
+        text: z.string(),
+        attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+      }),
+    )
+    .nullable(),
+});
+
+export const McpListTools = z.strictObject({
+  id: z.string(),
+  type: z.literal("mcp_list_tools"),
+  status: hostedStatus.optional(),
+  server_label: z.string(),
+  tools: z.array(z.strictObject({ name: z.string(), description: z.string().nullable(), input_schema: z.record(z.string(), z.unknown()), annotations: z.record(z.string(), z.unknown()).nullable() })),
+  error: z.string().nullable(),
+});
+
+export const McpCall = z.strictObject({
+  id: z.string(),
+  type: z.literal("mcp_call"),
+  status: hostedStatus.optional(),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  approval_request_id: z.string().nullable(),
+  output: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+/** Sent whole, with no status. */
+export const McpApprovalRequest = z.strictObject({
+  id: z.string(),
+  type: z.literal("mcp_approval_request"),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+export const OutputItem = z.discriminatedUnion("type", [
+  Message,
+  FunctionCall,
+  Reasoning,
+  WebSearchCall,
+  CodeInterpreterCall,
+  ImageGenerationCall,
+  FileSearchCall,
+  McpListTools,
+  McpCall,
+  McpApprovalRequest,
+]);
 export type OutputItem = z.infer<typeof OutputItem>;
 
 // ------------------------------------------------------------------ request echoes
@@ -260,6 +362,11 @@ const inSummary = { ...seq, item_id: z.string(), output_index: int, summary_inde
 /** OpenAI sends `obfuscation` on deltas unless `stream_options.include_obfuscation` is false. */
 const obfuscation = z.string().optional();
 
+/** A hosted tool's own events: `type, sequence_number, output_index, item_id`. */
+const inItem = { ...seq, output_index: int, item_id: z.string() };
+const hostedPhases = <F extends string, P extends string>(family: F, phases: P[]) =>
+  Object.fromEntries(phases.map((p) => [`response.${family}.${p}`, z.strictObject({ type: z.literal(`response.${family}.${p}`), ...inItem })])) as unknown as Record<`response.${F}.${P}`, z.ZodType>;
+
 const lifecycle = <T extends string>(type: T) => z.strictObject({ type: z.literal(type), ...seq, response: Response });
 
 export const EVENT_SCHEMAS = {
@@ -323,6 +430,22 @@ export const EVENT_SCHEMAS = {
     item_id: z.string(),
     output_index: int,
     arguments: z.string(),
+  }),
+  ...hostedPhases("web_search_call", ["in_progress", "searching", "completed"]),
+  ...hostedPhases("file_search_call", ["in_progress", "searching", "completed"]),
+  ...hostedPhases("code_interpreter_call", ["in_progress", "interpreting", "completed"]),
+  ...hostedPhases("image_generation_call", ["in_progress", "generating", "completed"]),
+  ...hostedPhases("mcp_list_tools", ["in_progress", "completed", "failed"]),
+  ...hostedPhases("mcp_call", ["in_progress", "completed", "failed"]),
+  "response.code_interpreter_call_code.delta": z.strictObject({ type: z.literal("response.code_interpreter_call_code.delta"), ...inItem, delta: z.string(), obfuscation }),
+  "response.code_interpreter_call_code.done": z.strictObject({ type: z.literal("response.code_interpreter_call_code.done"), ...inItem, code: z.string() }),
+  "response.mcp_call_arguments.delta": z.strictObject({ type: z.literal("response.mcp_call_arguments.delta"), ...inItem, delta: z.string(), obfuscation }),
+  "response.mcp_call_arguments.done": z.strictObject({ type: z.literal("response.mcp_call_arguments.done"), ...inItem, arguments: z.string() }),
+  "response.image_generation_call.partial_image": z.strictObject({
+    type: z.literal("response.image_generation_call.partial_image"),
+    ...inItem,
+    partial_image_index: int,
+    partial_image_b64: z.string(),
   }),
   error: z.strictObject({
     type: z.literal("error"),
@@ -637,7 +760,10 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (part) out.push({ event: i, path: "$", message: "a part is still open" });
         const it: Obj = isObj(ev.item) ? ev.item : {};
         if (it.id !== item!.id) out.push({ event: i, path: "$.item.id", message: `expected ${item!.id}` });
-        if ("status" in it && !["completed", "incomplete"].includes(it.status)) out.push({ event: i, path: "$.item.status", message: "must be completed or incomplete" });
+        const finals = it.type === "mcp_call" || it.type === "mcp_list_tools" ? ["completed", "incomplete", "failed"] : ["completed", "incomplete"];
+        if ("status" in it && !finals.includes(it.status)) out.push({ event: i, path: "$.item.status", message: `must be ${finals.join(" or ")}` });
+        if (it.type === "code_interpreter_call" && it.code !== args) out.push({ event: i, path: "$.item.code", message: "differs from the streamed code" });
+        if (it.type === "mcp_call" && it.arguments !== args) out.push({ event: i, path: "$.item.arguments", message: "differs from the streamed arguments" });
         if (typeof it.encrypted_content === "string" && typeof item!.added.encrypted_content !== "string") {
           out.push({ event: i, path: "$.item.encrypted_content", message: "on output_item.done but not on output_item.added (OpenAI sends it on both)" });
         }
@@ -706,6 +832,17 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (!inItem()) break;
         if (ev.arguments !== args) out.push({ event: i, path: "$.arguments", message: "differs from the deltas" });
         break;
+      case "response.code_interpreter_call_code.delta":
+      case "response.mcp_call_arguments.delta":
+        if (!inItem()) break;
+        if (!t.startsWith(`response.${item!.type}`)) out.push({ event: i, path: "$.type", message: `inside a ${item!.type}` });
+        args += ev.delta;
+        break;
+      case "response.code_interpreter_call_code.done":
+      case "response.mcp_call_arguments.done":
+        if (!inItem()) break;
+        if ((ev.code ?? ev.arguments) !== args) out.push({ event: i, path: "$", message: "differs from the deltas" });
+        break;
       case "error":
         if (types[i + 1] !== "response.failed") out.push({ event: i, path: "$.type", message: "an error event must be followed by response.failed" });
         else {
@@ -716,6 +853,11 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         }
         break;
       default:
+        // A hosted tool's status event: inside an item of its own type.
+        if (/^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_list_tools|mcp_call)\./.test(t) && inItem()) {
+          const family = t.split(".")[1];
+          if (family !== item!.type) out.push({ event: i, path: "$.type", message: `inside a ${item!.type}` });
+        }
         break; // unknown types were reported above
     }
   }

@@ -83,3 +83,36 @@ describe("openai-dialect golden streams", () => {
     expect(files.map((f) => basename(f, ".ndjson")).sort()).toEqual(SCRIPTED.map((s) => s.name).sort());
   });
 });
+
+// ---- hosted tools: one stream per hosted type (test/fixtures/hosted-scenarios.json) ----------
+
+const HOSTED: Scenario[] = JSON.parse(await readFile(fileURLToPath(new URL("../fixtures/hosted-scenarios.json", import.meta.url)), "utf8"));
+const HOSTED_DIR = join(GOLDEN_DIR, "hosted");
+const hostedServer = useServer({ seed: 1, library: false, scenarios: HOSTED as never });
+
+describe("openai-dialect golden streams of hosted tools", () => {
+  it.each(HOSTED.map((s) => s.name))("%s matches its file in test/golden/openai/hosted/", async (name) => {
+    const body = { model: "gpt-5-mini", input: "golden", stream: true, include: ["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"] };
+    const res = await postResponses(hostedServer(), body, { "x-mock-dialect": "openai", "x-mock-scenario": name, "x-mock-seed": "1" });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    const { raw, violations } = parseOpenAISse(res.text);
+    expect(violations.map(formatViolation)).toEqual([]);
+    expect(validateOpenAIStream(res.text).map(formatViolation)).toEqual([]);
+    const file = join(HOSTED_DIR, `${name}.ndjson`);
+    const text = raw.join("\n") + "\n";
+    if (UPDATE) {
+      await mkdir(HOSTED_DIR, { recursive: true });
+      await writeFile(file, text);
+      return;
+    }
+    if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts`);
+    const want = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
+    const got = text.split("\n").filter((l) => l.length > 0);
+    for (let i = 0; i < Math.max(want.length, got.length); i++) expect(got[i], `event #${i}`).toBe(want[i]);
+  });
+
+  it.skipIf(UPDATE)("has a golden file for each hosted scenario, and none for one that is gone", async () => {
+    const files = existsSync(HOSTED_DIR) ? (await readdir(HOSTED_DIR)).filter((f) => f.endsWith(".ndjson")) : [];
+    expect(files.map((f) => basename(f, ".ndjson")).sort()).toEqual(HOSTED.map((s) => s.name).sort());
+  });
+});

@@ -105,10 +105,40 @@ describe("recording an exchange", () => {
   it("names the items a scenario cannot hold, and keeps the rest", () => {
     const events = streamOf([{ type: "message", text: "ok" }]);
     const terminal = events.at(-1)!.event as unknown as { response: { output: unknown[] } };
-    terminal.response.output = [{ type: "web_search_call", id: "ws_1", status: "completed" }, ...terminal.response.output];
+    terminal.response.output = [{ type: "computer_call", id: "cu_1", call_id: "call_1", status: "completed" }, { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search" } }, ...terminal.response.output];
     const { scenario, notes } = recordInto(null, exchange([user("x")], events));
-    expect(notes).toEqual(["output[0]: a 'web_search_call' item has no scenario step and is left out"]);
+    expect(notes).toEqual([
+      "output[0]: a 'computer_call' item has no scenario step and is left out",
+      expect.stringMatching(/^output\[1\]: a 'web_search_call' item does not fit its scenario step \(query: .*\) and is left out$/),
+    ]);
     expect((scenario.turns as { steps: unknown[] }[])[0].steps).toHaveLength(1);
+  });
+
+  it("records OpenAI's hosted-tool calls as hosted steps (without their ids), and the file validates", () => {
+    const events = streamOf([{ type: "message", text: "ok" }]);
+    const terminal = events.at(-1)!.event as unknown as { response: { output: unknown[] } };
+    terminal.response.output = [
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "berlin", sources: [{ type: "url", url: "https://example.com/b" }] } },
+      { type: "code_interpreter_call", id: "ci_1", status: "completed", code: "print(1)", container_id: "cntr_1", outputs: [{ type: "logs", logs: "1" }] },
+      { type: "image_generation_call", id: "ig_1", status: "completed", result: "aGk=" },
+      { type: "file_search_call", id: "fs_1", status: "completed", queries: ["q"], results: null },
+      { type: "mcp_list_tools", id: "mcpl_1", server_label: "s", tools: [{ name: "t", description: null, input_schema: { type: "object" }, annotations: null }], error: null },
+      { type: "mcp_call", id: "mcp_1", server_label: "s", name: "t", arguments: "{}", output: null, error: "boom", approval_request_id: null },
+      { type: "mcp_approval_request", id: "mcpr_1", server_label: "s", name: "t", arguments: "{}" },
+      ...terminal.response.output,
+    ];
+    const { scenario, notes } = recordInto(null, exchange([user("x")], events));
+    expect(notes).toEqual([]);
+    expect((scenario.turns as { steps: unknown[] }[])[0].steps.slice(0, 7)).toEqual([
+      { type: "web_search_call", query: "berlin", sources: ["https://example.com/b"] },
+      { type: "code_interpreter_call", code: "print(1)", container_id: "cntr_1", outputs: [{ type: "logs", logs: "1" }] },
+      { type: "image_generation_call", result: "aGk=" },
+      { type: "file_search_call", queries: ["q"] },
+      { type: "mcp_list_tools", server_label: "s", tools: [{ name: "t", input_schema: { type: "object" } }] },
+      { type: "mcp_call", server_label: "s", name: "t", arguments: "{}", error: "boom" },
+      { type: "mcp_approval_request", server_label: "s", name: "t", arguments: "{}" },
+    ]);
+    expect(() => validateScenario(scenario, "recorded")).not.toThrow();
   });
 });
 

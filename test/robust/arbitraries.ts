@@ -353,7 +353,39 @@ const vendorItemStep = fc
 const vendorEventStep = fc
   .record({ type: fc.constant("vendor_event"), delayMs, event: fc.tuple(vendorType, extraFields(["type", "sequence_number"])).map(([type, extra]) => ({ ...extra, type })) })
   .map(clean);
-export const scenarioStep = fc.oneof(messageStep, reasoningStep, functionCallStep, vendorItemStep, vendorEventStep);
+const hostedId = opt(fc.stringMatching(/^[a-z]{2,4}_[0-9a-f]{1,12}$/));
+const mcpArguments = opt(fc.oneof(fc.dictionary(fc.string({ maxLength: 6 }), smallJson, { maxKeys: 3 }), anyText));
+const serverLabel = fc.constantFrom("deepwiki", "s", "acme-tools");
+export const hostedStep = fc.oneof(
+  fc.record({ type: fc.constant("web_search_call"), delayMs, id: hostedId, query: fc.oneof(nonEmptyUpTo(40), fc.constant("{{input}}")), sources: opt(fc.array(fc.webUrl(), { maxLength: 3 })) }).map(clean),
+  fc
+    .record({
+      type: fc.constant("code_interpreter_call"),
+      delayMs,
+      id: hostedId,
+      code: anyText,
+      container_id: opt(nonEmptyUpTo(20)),
+      outputs: opt(fc.array(fc.oneof(fc.record({ type: fc.constant("logs"), logs: anyText }), fc.record({ type: fc.constant("image"), url: fc.webUrl() })), { maxLength: 2 })),
+      chunk: chunking,
+    })
+    .map(clean),
+  fc.record({ type: fc.constant("image_generation_call"), delayMs, id: hostedId, result: opt(fc.base64String({ maxLength: 40 })), partial_images: opt(fc.integer({ min: 0, max: 3 })), revised_prompt: opt(anyText) }).map(clean),
+  fc
+    .record({
+      type: fc.constant("file_search_call"),
+      delayMs,
+      id: hostedId,
+      queries: fc.array(nonEmptyUpTo(30), { minLength: 1, maxLength: 3 }),
+      results: opt(fc.array(fc.record({ file_id: nonEmptyUpTo(12), filename: nonEmptyUpTo(12), score: fc.double({ min: 0, max: 1, noNaN: true }), text: anyText }), { maxLength: 2 })),
+    })
+    .map(clean),
+  fc.record({ type: fc.constant("mcp_list_tools"), delayMs, id: hostedId, server_label: serverLabel, tools: fc.array(fc.record({ name: nonEmptyUpTo(20), description: opt(anyText) }).map(clean), { maxLength: 3 }) }).map(clean),
+  fc
+    .record({ type: fc.constant("mcp_call"), delayMs, id: hostedId, server_label: serverLabel, name: nonEmptyUpTo(20), arguments: mcpArguments, result: opt(fc.oneof(fc.record({ output: anyText }), fc.record({ error: nonEmptyUpTo(30) }))), chunk: chunking })
+    .map(({ result, ...rest }) => clean({ ...rest, ...(result ?? {}) })),
+  fc.record({ type: fc.constant("mcp_approval_request"), delayMs, id: hostedId, server_label: serverLabel, name: nonEmptyUpTo(20), arguments: mcpArguments }).map(clean),
+);
+export const scenarioStep = fc.oneof(messageStep, reasoningStep, functionCallStep, vendorItemStep, vendorEventStep, hostedStep);
 
 const errorFields = fc
   .record({

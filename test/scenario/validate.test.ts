@@ -54,7 +54,7 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
   "no-turns": { text: doc({ turns: [] }), expected: ["FILE: $.turns: a scripted scenario needs at least one turn"] },
   "unknown-step-type": {
     text: doc(turn([{ type: "message", text: "ok" }, { type: "mesage", text: "x" }])),
-    expected: [`FILE: $.turns[0].steps[1].type: unknown value "mesage": expected one of 'message', 'reasoning', 'function_call', 'vendor_item', 'vendor_event'`],
+    expected: [`FILE: $.turns[0].steps[1].type: unknown value "mesage": expected one of 'message', 'reasoning', 'function_call', 'vendor_item', 'vendor_event', 'web_search_call', 'code_interpreter_call', 'image_generation_call', 'file_search_call', 'mcp_list_tools', 'mcp_call', 'mcp_approval_request'`],
   },
   "typo-top-level-key": {
     text: doc({ ...turn([]), matchh: { contains: "x" } }),
