@@ -15,11 +15,13 @@ import { callsById, contentText, lastUserText, trailingToolOutputs } from "../sc
 import { hashString } from "./hash.js";
 import { sampleWithin } from "./json-schema-sample.js";
 import { ANSWER_BYTES, CALL_BYTES, MAX_DELTAS, MAX_QUOTED_OUTPUTS, schemaTooLarge, userTextWithin } from "./budgets.js";
-import type { Plan, PlanItem } from "./plan.js";
+import type { Plan, PlanItem, PlanTextPart } from "./plan.js";
 import { assemblePlan } from "./assemble.js";
 import type { Rng } from "./rng.js";
 import { toolArgumentsWithin } from "./tool-args.js";
-import { planToolCalls, requestPhrase, type PlannedCall } from "./tool-pick.js";
+import { planToolCalls, pointedTools, requestPhrase, type PlannedCall } from "./tool-pick.js";
+import { planHosted } from "./hosted.js";
+import { planHostedAuto, type HostedAuto } from "./hosted-pick.js";
 import { OPENERS, properNames, sentenceFrom } from "./words.js";
 
 /** The function tools a request lets the model call, and whether it must call one. */
@@ -126,22 +128,38 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
     }
   });
 
+  // OpenAI's hosted tools, in a dialect that speaks their types (the spec's dialect keeps its answers: see hosted-pick.ts).
+  const hosted: HostedAuto =
+    ctx.hostedItems === "native" && outputs.length === 0
+      ? planHostedAuto(request, items, ownStart, userText, rng, sentence)
+      : { steps: [], answer: null, awaiting: false, approvalAnswered: false, called: [] };
+  const hostedCalled = hosted.called.length > 0 || hosted.approvalAnswered;
+
   const { tools, required } = callableTools(request);
-  const callTools = tools.length > 0 && (required || outputs.length === 0);
+  // Beside a hosted call, only the function tools the user's words name (or a required call), as a model would mix them.
+  const offeredFunctions = hosted.awaiting ? [] : hostedCalled && !required ? pointedTools(tools, userText) : tools;
+  const callTools = offeredFunctions.length > 0 && (required || outputs.length === 0);
   const chosen: PlannedCall[] = callTools
-    ? planToolCalls(tools, { text: userText, parallel: request.parallel_tool_calls ?? true, maxCalls: request.max_tool_calls }, rng)
+    ? planToolCalls(offeredFunctions, { text: userText, parallel: request.parallel_tool_calls ?? true, maxCalls: request.max_tool_calls }, rng)
     : [];
 
   const effort = request.reasoning?.effort;
   if (request.reasoning && effort !== "none") {
-    const intent = chosen.length > 0 ? `call ${[...new Set(chosen.map((c) => c.tool.name))].join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
+    const names = [...new Set([...hosted.called, ...chosen.map((c) => c.tool.name)])];
+    const intent = names.length > 0 ? `call ${names.join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
     const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng, 1, 3, MAX_DELTAS)] };
     if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
     plan.push(reasoning);
   }
 
-  if (chosen.length > 0) {
+  for (const step of hosted.steps) {
+    plan.push(planHosted(step, ctx, { fill: (text) => text, chunk: (text) => chunkText(text, rng, 2, 6, MAX_DELTAS) }));
+  }
+
+  if (hosted.awaiting) {
+    // An approval request ends the response: the call runs after the client's mcp_approval_response.
+  } else if (chosen.length > 0) {
     // Each call's arguments within CALL_BYTES, all of them within ANSWER_BYTES: past that, no more calls.
     let left = ANSWER_BYTES;
     for (const { tool, overrides } of chosen) {
@@ -164,8 +182,14 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
           ? jsonObjectText(ctx, userText, outputs.length > 0 ? toolAnswerText(ctx, outputs) : replyText(ctx))
           : outputs.length > 0
             ? toolAnswerText(ctx, outputs)
-            : replyText(ctx);
-    plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [{ type: "output_text", chunks: chunkText(text, rng, 1, 3, MAX_DELTAS) }] });
+            : hosted.answer
+              ? hosted.answer.text
+              : replyText(ctx);
+    // Citations only over a plain-text answer (JSON text has no cited spans).
+    const annotations = !format || format.type === "text" ? hosted.answer?.annotations : undefined;
+    const part: PlanTextPart = { type: "output_text", chunks: chunkText(text, rng, 1, 3, MAX_DELTAS) };
+    if (annotations && annotations.length > 0) part.annotations = annotations;
+    plan.push({ kind: "message", id: ctx.ids.item("msg"), parts: [part] });
   }
 
   return assemblePlan(ctx, id, plan, { kind: "completed" }, scenario);

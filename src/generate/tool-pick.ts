@@ -236,6 +236,20 @@ export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): F
   return chosen.sort((a, b) => at(a) - at(b)).map((s) => s.tool);
 }
 
+/**
+ * The tools the user's words name (by identifier or a word of the name), with
+ * no fallback: what else to call when a hosted tool already answers the turn.
+ */
+export function pointedTools(tools: FunctionToolParam[], text: string): FunctionToolParam[] {
+  const user = new Set(contentWords(text));
+  const lower = asciiLower(text);
+  const named = namedThings(text);
+  return tools.filter((t) => {
+    const s = score(t, user, text, lower, named);
+    return s.nameHits.size > 0 || s.mention >= 0;
+  });
+}
+
 // ---- things the user names: one call each ---------------------------------------------------
 
 const URL_RE = /https?:\/\/[^\s)'"<>\]]+/g;
