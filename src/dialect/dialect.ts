@@ -91,6 +91,8 @@ export interface DialectDescription {
     serviceTierInProgress?: string;
     /** Top-level numbers written with a decimal point (`1.0`): JSON-equal, only byte comparisons see it. */
     floatFields: readonly string[];
+    /** Whether hosted tools are echoed in `tools` with the defaults the server applied filled in (else as sent). */
+    hostedToolDefaults?: boolean;
   };
 
   // ---- errors and headers -------------------------------------------------

@@ -27,6 +27,7 @@ export const openai: DialectDescription = {
     echoJsonSchema: true,
     serviceTierInProgress: "auto",
     floatFields: ["temperature", "top_p", "presence_penalty", "frequency_penalty"],
+    hostedToolDefaults: true,
   },
   errors: {
     types: {

@@ -83,6 +83,32 @@ function renderText(d: Dialect, text: ResponseResource["text"], plan: Plan | und
   return out;
 }
 
+/**
+ * The defaults api.openai.com fills in when it echoes a hosted tool (recorded
+ * responses): what it sent is kept, what it left out is added.
+ */
+const HOSTED_DEFAULTS: Record<string, Json> = {
+  web_search: { filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
+  web_search_2025_08_26: { filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
+  web_search_preview: { search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
+  file_search: { filters: null, max_num_results: 20, ranking_options: { ranker: "auto", score_threshold: 0 } },
+  image_generation: { background: "auto", moderation: "auto", output_compression: 100, output_format: "png", partial_images: 0, quality: "auto", size: "auto" },
+  mcp: { allowed_tools: null, headers: null, require_approval: "always", server_description: null },
+};
+
+/** A hosted tool as the dialect echoes it: with its defaults, and a web search's partial user_location completed. */
+function hostedToolEcho(tool: Json): Json {
+  const defaults = HOSTED_DEFAULTS[tool.type as string];
+  if (!defaults) return tool;
+  const out: Json = { ...tool };
+  for (const key in defaults) if (out[key] === undefined) out[key] = defaults[key];
+  const location = out.user_location as Json | null | undefined;
+  if (location && typeof location === "object" && String(tool.type).startsWith("web_search")) {
+    out.user_location = { type: "approximate", city: location.city ?? null, country: location.country ?? null, region: location.region ?? null, timezone: location.timezone ?? null };
+  }
+  return out;
+}
+
 /** A response object as the dialect sends it (a snapshot in an event, a JSON body, a stored response). */
 export function renderResponse(d: Dialect, response: ResponseResource, plan: Plan | undefined): unknown {
   if (d.identity) return response;
@@ -90,6 +116,7 @@ export function renderResponse(d: Dialect, response: ResponseResource, plan: Pla
   const out: Json = { ...response };
   out.reasoning = renderReasoning(d, response.reasoning);
   out.text = renderText(d, response.text, plan);
+  if (r.hostedToolDefaults) out.tools = response.tools.map((tool) => (tool.type === "function" ? tool : hostedToolEcho(tool as unknown as Json)));
   if (r.outputTextLogprobs) out.output = response.output.map((item) => renderItem(d, item, plan));
   for (const key in r.echoFields) {
     const sent = plan?.echo[key as keyof Plan["echo"]];

@@ -436,8 +436,9 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
   if (steps.length === 0) return none;
   if (awaiting || pointed.length === 0) return { steps, answer: null, awaiting, approvalAnswered: false, called };
 
+  const searched = steps.flatMap((s) => (s.type === "web_search_call" ? [s.query] : []));
   const cited = sources.length > 0
-    ? citedAnswer(`Here is what I found about "${quoteShort(requestPhrase(text, 8) || text)}":`, Array.from({ length: Math.min(sources.length, 3) }, () => sentence(rng)), sources)
+    ? citedAnswer(`Here is what I found about "${quoteShort(searched.join(" and "))}":`, Array.from({ length: Math.min(sources.length, 3) }, () => sentence(rng)), sources)
     : { text: "", annotations: [] };
   const rest = after.join(" ");
   const body = [cited.text, rest].filter(Boolean).join(" ");
