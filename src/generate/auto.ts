@@ -5,7 +5,10 @@
  * arguments and a few optional ones (see tool-pick.ts, tool-args.ts); tool
  * outputs last → a text answer that uses them; `text.format` json_schema →
  * JSON text for that schema, json_object → a JSON object; `reasoning` asked →
- * a reasoning item first; otherwise text that depends on the input.
+ * a reasoning item first; otherwise text that depends on the input. In a
+ * dialect that speaks OpenAI's types, hosted tools the user's words point at
+ * are played first (hosted-pick.ts): searches with a cited answer, code, an
+ * image, a file search, MCP calls and approvals.
  */
 import { invalidRequest } from "../spec/index.js";
 import type { CreateResponseBody, FunctionToolParam } from "../spec/index.js";
@@ -38,11 +41,11 @@ export function callableTools(request: CreateResponseBody): { tools: FunctionToo
   if (choice === "auto") return { tools: functions, required: false };
   if (choice === "required") {
     if (!request.tools?.length) throw invalidRequest("tool_choice", "tool_choice is 'required' but no tools were given.", "invalid_value");
-    // With only OpenAI's tools (never called by the mock), the answer is text.
+    // With only OpenAI's tools there is no function to call (hosted-pick.ts plays one in the openai dialect).
     return { tools: functions, required: functions.length > 0 };
   }
   if (choice.type === "function") return { tools: [lookup(choice.name, "tool_choice.name")], required: true };
-  // A hosted, mcp or custom tool is forced: the mock never calls one, so it calls no function either.
+  // A hosted, mcp or custom tool is forced: no function is called (hosted-pick.ts plays the hosted one in the openai dialect).
   if (choice.type !== "allowed_tools") return { tools: [], required: false };
   const allowed = choice.tools.flatMap((t, i) => (t.type === "function" ? [lookup(t.name, `tool_choice.tools[${i}].name`)] : []));
   const mode = choice.mode ?? "auto";
@@ -153,7 +156,12 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
     plan.push(reasoning);
   }
 
+  let searches = 0;
   for (const step of hosted.steps) {
+    // Reasoning models think again before each further search, as recorded streams show.
+    if (step.type === "web_search_call" && searches++ > 0 && plan.some((p) => p.kind === "reasoning")) {
+      plan.push({ kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(`Next I will search for "${quote(step.query)}". ${sentence(rng)}`, rng, 1, 3, MAX_DELTAS)] });
+    }
     plan.push(planHosted(step, ctx, { fill: (text) => text, chunk: (text) => chunkText(text, rng, 2, 6, MAX_DELTAS) }));
   }
 

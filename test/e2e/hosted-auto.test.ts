@@ -104,6 +104,10 @@ describe("auto plays hosted tools in the openai dialect", () => {
     expect(outputTypes(response)).toEqual(["web_search_call", "web_search_call", "message"]);
     expect(response.output.slice(0, 2).map((o: Obj) => o.action.query)).toEqual(["news Paris", "news Tokyo"]);
     expect(response.tool_usage).toEqual({ web_search: { num_requests: 2 } });
+    // A reasoning model reasons before each search.
+    const reasoned = await stream({ input: "What's the news in Paris and Tokyo?", tools: [WEB], reasoning: { effort: "low", summary: "auto" } });
+    expect(outputTypes(reasoned.response)).toEqual(["reasoning", "web_search_call", "reasoning", "web_search_call", "message"]);
+    expect(reasoned.response.tools[0]).toEqual({ type: "web_search", filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } });
   });
 
   it("code_interpreter: code from the user's words as deltas, logs when included, and the result in the answer", async () => {
