@@ -276,7 +276,7 @@ export function fileResults(text: string, storeIds: string[], rng: Rng): Array<{
     file_id: `file-${hashString(`${storeIds.join(",")}:${filename}`, 22)}`,
     filename,
     score: Math.round((0.92 - i * 0.1 - rng.next() * 0.05) * 100) / 100,
-    text: `${filename} says: ${requestSentence(text, 100) ?? "the document"} is covered in section ${rng.int(1, 9)}.`,
+    text: `Section ${rng.int(1, 9)} of ${filename} covers ${requestPhrase(text, 8).toLowerCase() || "this"}.`,
     attributes: { vector_store_id: storeIds[0] ?? "" },
   }));
 }
@@ -293,7 +293,9 @@ export function hostedStep(o: OfferedHosted, text: string, query: string, source
     }
     case "image_generation": {
       const partial = typeof o.tool.partial_images === "number" ? o.tool.partial_images : 0;
-      return { type: "image_generation_call", partial_images: partial, revised_prompt: requestSentence(text) ?? "An image" } as HostedStep;
+      // The prompt without the asking words: "Draw me a picture of a cat" → "A picture of a cat".
+      const prompt = text.replace(/^\s*(please\s+)?(can you\s+|could you\s+)?(draw|make|create|generate|paint|sketch|design|render)\s+(me\s+)?/i, "");
+      return { type: "image_generation_call", partial_images: partial, revised_prompt: requestSentence(prompt) ?? requestSentence(text) ?? "An image" } as HostedStep;
     }
     case "file_search": {
       const stores = Array.isArray(o.tool.vector_store_ids) ? (o.tool.vector_store_ids as string[]) : [];
@@ -429,7 +431,8 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
         after.push(`Here is the image: ${step.revised_prompt ?? "as asked"}.`);
       } else if (step.type === "file_search_call") {
         const files = (step.results ?? []).map((r) => r.filename);
-        after.push(`I searched your files${files.length > 0 ? ` and found ${files.join(", ")}` : ""}: ${(step.results ?? [])[0]?.text ?? "nothing matched."}`);
+        const top = (step.results ?? [])[0];
+        after.push(top ? `I searched your files and found ${files.join(", ")}. ${top.text}` : "I searched your files but nothing matched.");
       }
     }
   }
