@@ -57,10 +57,19 @@ export const UrlCitation = z.strictObject({
   url: z.string(),
 });
 
+/** A file_search's citation: the file, cited at `index` (the end of the sentence drawn from it). */
+export const FileCitation = z.strictObject({
+  type: z.literal("file_citation"),
+  file_id: z.string().regex(/^file-/),
+  filename: z.string(),
+  index: int.min(0),
+});
+export const Annotation = z.discriminatedUnion("type", [UrlCitation, FileCitation]);
+
 /** `logprobs` is always there (`[]` unless asked), on parts in events and in items alike (row 6). */
 export const OutputText = z.strictObject({
   type: z.literal("output_text"),
-  annotations: z.array(UrlCitation),
+  annotations: z.array(Annotation),
   logprobs: z.array(LogProb),
   text: z.string(),
 });
@@ -400,7 +409,7 @@ export const EVENT_SCHEMAS = {
     type: z.literal("response.output_text.annotation.added"),
     ...inContent,
     annotation_index: int,
-    annotation: UrlCitation,
+    annotation: Annotation,
   }),
   "response.refusal.delta": z.strictObject({ type: z.literal("response.refusal.delta"), ...inContent, delta: z.string(), obfuscation }),
   "response.refusal.done": z.strictObject({ type: z.literal("response.refusal.done"), ...inContent, refusal: z.string() }),
