@@ -78,7 +78,9 @@ const FileCitation = z
   })
   .describe("An OpenAI file_citation at text index `index` (the end of the cited sentence); openai dialect only.");
 
-const Annotation = z.union([FileCitation, UrlCitation]);
+const Annotation = z.union([FileCitation, UrlCitation], {
+  error: "an annotation is a url_citation {url, title, start_index, end_index} or a file_citation {type: 'file_citation', file_id, filename, index}",
+});
 
 export const MessageStep = z
   .strictObject({
