@@ -826,10 +826,11 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.output_text.annotation.added":
         if (!inItem()) break;
         if (part?.type !== "output_text") out.push({ event: i, path: "$", message: "not inside an output_text part" });
-        else if (typeof ev.annotation?.end_index === "number") {
-          // Row 18: right after the delta that completes the cited span, not later.
-          const end: number = ev.annotation.end_index;
-          if (part.text.length < end) out.push({ event: i, path: "$.annotation.end_index", message: `cites text not streamed yet (${part.text.length} characters so far)` });
+        else if (typeof ev.annotation?.end_index === "number" || typeof ev.annotation?.index === "number") {
+          // Row 18: right after the delta that completes the cited span (a file_citation's: the sentence ending at `index`), not later.
+          const key = ev.annotation.type === "file_citation" ? "index" : "end_index";
+          const end: number = ev.annotation[key];
+          if (part.text.length < end) out.push({ event: i, path: `$.annotation.${key}`, message: `cites text not streamed yet (${part.text.length} characters so far)` });
           else if (part.before >= end) out.push({ event: i, path: "$", message: "comes later than the delta that completed its span (OpenAI sends it right after that delta)" });
         }
         break;
