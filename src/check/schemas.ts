@@ -46,7 +46,6 @@ export const LogProb = z.object({ token: str, logprob: z.number(), bytes: z.arra
 export const UrlCitationBody = z.object({ type: z.literal("url_citation"), url: str, start_index: int, end_index: int, title: str });
 
 const InputTextContent = z.object({ type: z.literal("input_text"), text: str });
-const OutputTextContent = z.object({ type: z.literal("output_text"), text: str, annotations: z.array(UrlCitationBody), logprobs: z.array(LogProb).optional() });
 const TextContent = z.object({ type: z.literal("text"), text: str });
 const SummaryTextContent = z.object({ type: z.literal("summary_text"), text: str });
 const ReasoningTextContent = z.object({ type: z.literal("reasoning_text"), text: str });
@@ -55,31 +54,45 @@ const InputImageContent = z.object({ type: z.literal("input_image"), image_url: 
 const InputFileContent = z.object({ type: z.literal("input_file"), filename: str.optional(), file_url: str.optional() });
 const InputVideoContent = z.object({ type: z.literal("input_video"), video_url: str });
 
-/** The part union of `ReasoningBody.content/summary` and of the part events (no video). */
-const PART_TABLE = {
-  input_text: InputTextContent,
-  output_text: OutputTextContent,
-  text: TextContent,
-  summary_text: SummaryTextContent,
-  reasoning_text: ReasoningTextContent,
-  refusal: RefusalContent,
-  input_image: InputImageContent,
-  input_file: InputFileContent,
-};
-export const Part = tagged("type", PART_TABLE);
-/** `Message.content` also allows `input_video`. */
-const MessageContent = tagged("type", { ...PART_TABLE, input_video: InputVideoContent });
+/** OpenAI's `file_citation` (openai dialect): the file a file_search found, cited at `index`. Not a spec type. */
+export const FileCitationBody = z.object({ type: z.literal("file_citation"), file_id: str, filename: str, index: int });
+
+/**
+ * The part and item schemas that hold annotations, for an annotation schema:
+ * the spec's `UrlCitationBody`, or in the openai dialect that or a `file_citation`.
+ */
+function contentSchemas(Annotation: z.ZodType) {
+  const OutputTextContent = z.object({ type: z.literal("output_text"), text: str, annotations: z.array(Annotation), logprobs: z.array(LogProb).optional() });
+  /** The part union of `ReasoningBody.content/summary` and of the part events (no video). */
+  const PART_TABLE = {
+    input_text: InputTextContent,
+    output_text: OutputTextContent,
+    text: TextContent,
+    summary_text: SummaryTextContent,
+    reasoning_text: ReasoningTextContent,
+    refusal: RefusalContent,
+    input_image: InputImageContent,
+    input_file: InputFileContent,
+  };
+  const Part = tagged("type", PART_TABLE);
+  /** `Message.content` also allows `input_video`. */
+  const MessageContent = tagged("type", { ...PART_TABLE, input_video: InputVideoContent });
+
+  const Message = z.object({
+    type: z.literal("message"),
+    id: str,
+    status: MessageStatus,
+    role: MessageRole,
+    content: z.array(MessageContent),
+    phase: z.enum(["commentary", "final_answer"]).optional(),
+  });
+  /** `encrypted_content` is a string, not nullable: absent rather than null. Reasoning items have no `status` in the schema. */
+  const ReasoningBody = z.object({ type: z.literal("reasoning"), id: str, summary: z.array(Part), content: z.array(Part).optional(), encrypted_content: str.optional() });
+  return { Part, Message, ReasoningBody };
+}
 
 // ---------------------------------------------------------------- items
 
-const Message = z.object({
-  type: z.literal("message"),
-  id: str,
-  status: MessageStatus,
-  role: MessageRole,
-  content: z.array(MessageContent),
-  phase: z.enum(["commentary", "final_answer"]).optional(),
-});
 const FunctionCall = z.object({ type: z.literal("function_call"), id: str, call_id: str, name: str, arguments: str, status: FunctionCallStatus });
 const FunctionCallOutput = z.object({
   type: z.literal("function_call_output"),
@@ -88,8 +101,6 @@ const FunctionCallOutput = z.object({
   output: z.union([str, z.array(tagged("type", { input_text: InputTextContent, input_image: InputImageContent, input_file: InputFileContent }))]),
   status: FunctionCallOutputStatusEnum,
 });
-/** `encrypted_content` is a string, not nullable: absent rather than null. Reasoning items have no `status` in the schema. */
-const ReasoningBody = z.object({ type: z.literal("reasoning"), id: str, summary: z.array(Part), content: z.array(Part).optional(), encrypted_content: str.optional() });
 const CompactionBody = z.object({ type: z.literal("compaction"), id: str, encrypted_content: str, created_by: str.optional() });
 
 /** A vendor item (`acme:search_call`): the extension rules ask every item for `id`, `type` and `status`. */
@@ -121,6 +132,9 @@ export interface Schemas {
 /** The schemas for a dialect. */
 export function buildSchemas(rules: DialectRules): Schemas {
   const itemFallback = (tag: string) => (isVendorType(tag) ? VendorItem : rules.hosted && OPENAI_HOSTED_ITEMS.has(tag) ? HostedItem : undefined);
+  // OpenAI's file_search cites with file_citation: in the openai dialect an annotation is either.
+  const Annotation = rules.hosted ? tagged("type", { url_citation: UrlCitationBody, file_citation: FileCitationBody }) : UrlCitationBody;
+  const { Part, Message, ReasoningBody } = contentSchemas(Annotation);
   const Item = tagged("type", { message: Message, function_call: FunctionCall, function_call_output: FunctionCallOutput, reasoning: ReasoningBody, compaction: CompactionBody }, itemFallback);
 
   // ---- the response object
@@ -219,7 +233,7 @@ export function buildSchemas(rules: DialectRules): Schemas {
     "response.content_part.done": z.object({ type: z.literal("response.content_part.done"), ...seq, ...content, part: Part }),
     "response.output_text.delta": z.object({ type: z.literal("response.output_text.delta"), ...seq, ...content, delta: str, logprobs: z.array(LogProb).optional(), obfuscation: str.optional() }),
     "response.output_text.done": z.object({ type: z.literal("response.output_text.done"), ...seq, ...content, text: str, logprobs: z.array(LogProb).optional() }),
-    "response.output_text.annotation.added": z.object({ type: z.literal("response.output_text.annotation.added"), ...seq, ...content, annotation_index: int, annotation: nullable(UrlCitationBody) }),
+    "response.output_text.annotation.added": z.object({ type: z.literal("response.output_text.annotation.added"), ...seq, ...content, annotation_index: int, annotation: nullable(Annotation) }),
     "response.refusal.delta": z.object({ type: z.literal("response.refusal.delta"), ...seq, ...content, delta: str }),
     "response.refusal.done": z.object({ type: z.literal("response.refusal.done"), ...seq, ...content, refusal: str }),
     [rules.reasoningDelta]: z.object({ type: z.literal(rules.reasoningDelta), ...seq, ...content, delta: str, obfuscation: str.optional() }),

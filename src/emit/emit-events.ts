@@ -9,6 +9,7 @@ import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
   ErrorPayload,
   LogProb,
+  OutputAnnotation,
   OutputItem,
   ResponseResource,
   StreamEvent,
@@ -35,6 +36,11 @@ class FailurePoint {}
 class BudgetExhausted {}
 
 const LOGPROB_ALTERNATIVES = [" the", " a", " and", " of", " to", " is", " in", " it", ",", "."];
+
+/** Where an annotation's cited text ends: a url_citation's span end, a file_citation's `index` (the end of the cited sentence). */
+function citedEnd(a: OutputAnnotation): number {
+  return a.type === "file_citation" ? a.index : a.end_index;
+}
 
 function logprobsOf(delta: string, top: number, salt: string): LogProb[] {
   return tokenize(delta).map((token, i) => {
@@ -156,7 +162,7 @@ class Emitter {
         const annotations = spec.annotations ?? [];
         /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
         const annotate = (all: boolean) => {
-          for (let ai = part.annotations.length; ai < annotations.length && (all || annotations[ai].end_index <= part.text.length); ai++) {
+          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= part.text.length); ai++) {
             this.push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotations[ai] } });
             (part.annotations as unknown[]).push({ ...annotations[ai] });
           }

@@ -9,7 +9,7 @@
  * they stream exactly as scripted ones do; this file only decides them and
  * writes the message that follows. Pure: the rng is the only source of choice.
  */
-import type { CreateResponseBody, ItemParam, UrlCitation } from "../spec/index.js";
+import type { CreateResponseBody, FileCitation, ItemParam, OutputAnnotation, UrlCitation } from "../spec/index.js";
 import { invalidRequest } from "../spec/index.js";
 import type { HostedStep } from "../scenario/schema.js";
 import { CALL_BYTES } from "./budgets.js";
@@ -312,8 +312,8 @@ export function hostedStep(o: OfferedHosted, text: string, query: string, source
 export interface HostedAuto {
   /** The hosted steps, in order. */
   steps: HostedStep[];
-  /** The message that follows them (with url_citation annotations for searches), or null. */
-  answer: { text: string; annotations: UrlCitation[] } | null;
+  /** The message that follows them (url_citation for web searches, file_citation for file searches), or null. */
+  answer: { text: string; annotations: OutputAnnotation[] } | null;
   /** An approval request ends the response: no function calls, no message. */
   awaiting: boolean;
   /** Whether the turn answered an `mcp_approval_response` (then no function call either). */
@@ -394,7 +394,8 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
   if (forced && typeof request.tool_choice === "object" && request.tool_choice !== null && request.tool_choice.type !== "allowed_tools") pointed = [forced];
 
   const sources: Source[] = [];
-  const after: string[] = [];
+  /** Sentences after the web citations, each with the file citations it carries (`index` within the sentence). */
+  const after: Array<{ text: string; cites?: FileCitation[] }> = [];
   const called: string[] = [];
   let awaiting = false;
   for (const o of pointed) {
@@ -419,20 +420,26 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
       } else {
         const output = mcpOutput(tool, args, rng);
         steps.push({ type: "mcp_call", server_label: label, name: tool.name, arguments: args, output } as HostedStep);
-        after.push(`${tool.name} on ${label} returned ${quoteShort(output)}.`);
+        after.push({ text: `${tool.name} on ${label} returned ${quoteShort(output)}.` });
       }
     } else {
       const step = hostedStep(o, text, requestPhrase(text, 8) || "documents", [], rng);
       steps.push(step);
       if (step.type === "code_interpreter_call") {
         const logs = (step.outputs ?? []).map((x) => (x.type === "logs" ? x.logs : "")).join("").trim();
-        after.push(logs ? `I ran the code and it printed ${quoteShort(logs)}.` : "I ran your code; it finished without printing anything.");
+        after.push({ text: logs ? `I ran the code and it printed ${quoteShort(logs)}.` : "I ran your code; it finished without printing anything." });
       } else if (step.type === "image_generation_call") {
-        after.push(`Here is the image: ${step.revised_prompt ?? "as asked"}.`);
+        after.push({ text: `Here is the image: ${step.revised_prompt ?? "as asked"}.` });
       } else if (step.type === "file_search_call") {
         const files = (step.results ?? []).map((r) => r.filename);
         const top = (step.results ?? [])[0];
-        after.push(top ? `I searched your files and found ${files.join(", ")}. ${top.text}` : "I searched your files but nothing matched.");
+        if (top) {
+          // OpenAI cites a file at the end of the sentence drawn from it: `index` is where that sentence ends.
+          const found = `I searched your files and found ${files.join(", ")}. ${top.text}`;
+          after.push({ text: found, cites: [{ type: "file_citation", file_id: top.file_id, filename: top.filename, index: found.length }] });
+        } else {
+          after.push({ text: "I searched your files but nothing matched." });
+        }
       }
     }
   }
@@ -443,7 +450,12 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
   const cited = sources.length > 0
     ? citedAnswer(`Here is what I found about "${quoteShort(searched.join(" and "))}":`, Array.from({ length: Math.min(sources.length, 3) }, () => sentence(rng)), sources)
     : { text: "", annotations: [] };
-  const rest = after.join(" ");
-  const body = [cited.text, rest].filter(Boolean).join(" ");
-  return { steps, answer: { text: body, annotations: cited.annotations }, awaiting, approvalAnswered: false, called };
+  let body = cited.text;
+  const annotations: OutputAnnotation[] = [...cited.annotations];
+  for (const said of after) {
+    if (body) body += " ";
+    for (const cite of said.cites ?? []) annotations.push({ ...cite, index: body.length + cite.index });
+    body += said.text;
+  }
+  return { steps, answer: { text: body, annotations }, awaiting, approvalAnswered: false, called };
 }

@@ -4,13 +4,14 @@
  * Every id, every chunk boundary and every timestamp is already decided here.
  */
 import type { Fault, ScenarioTiming } from "../scenario/schema.js";
-import type { ErrorPayload, ResponseResource, UrlCitation } from "../spec/index.js";
+import type { ErrorPayload, OutputAnnotation, ResponseResource } from "../spec/index.js";
 
 /** A text part of an assistant message; its text is `chunks.join("")`. */
 export interface PlanTextPart {
   type: "output_text";
   chunks: string[];
-  annotations?: UrlCitation[];
+  /** url_citation (any dialect) or file_citation (only where OpenAI's types are spoken). */
+  annotations?: OutputAnnotation[];
 }
 
 /** A refusal part of an assistant message. */

@@ -7,7 +7,7 @@
  */
 import { assistantTurns, contentText, lastUserText, trailingToolOutputs } from "../scenario/conversation.js";
 import type { Chunking, End, Scenario, Step, Turn } from "../scenario/schema.js";
-import { ApiError, type ErrorPayload, type FunctionToolParam } from "../spec/index.js";
+import { ApiError, type ErrorPayload, type FunctionToolParam, type OutputAnnotation } from "../spec/index.js";
 import { assemblePlan } from "./assemble.js";
 import { planHosted } from "./hosted.js";
 import { chunkChars, chunkSizes, chunkText } from "./chunk.js";
@@ -110,6 +110,25 @@ function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: Genera
   return { text: sample.json, sampled: true };
 }
 
+/**
+ * A scripted annotation as planned. A file_citation is OpenAI's type, not the
+ * spec's (whose only annotation is url_citation), so the spec dialect refuses
+ * it rather than send what no spec client can parse or silently drop a citation.
+ */
+function planAnnotation(a: NonNullable<Extract<Step, { type: "message" }>["annotations"]>[number], ctx: GenerateContext): OutputAnnotation {
+  if (a.type === "url_citation") return { ...a, type: "url_citation" };
+  if ((ctx.hostedItems ?? "vendor") !== "native") {
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "unsupported_annotation",
+      param: "x-mock-dialect",
+      message: "The scenario's message scripts a file_citation annotation, an OpenAI type the spec has no place for (its only annotation is url_citation). Use the openai dialect (x-mock-dialect: openai or --dialect openai), or script a url_citation.",
+    });
+  }
+  return { type: "file_citation", file_id: a.file_id, filename: a.filename, index: a.index };
+}
+
 /** Turns scripted steps into plan items (ids drawn from the rng in order). */
 export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanItem[] {
   const { rng } = ctx;
@@ -118,7 +137,7 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "message": {
         const parts: Extract<PlanItem, { kind: "message" }>["parts"] = [];
         if (step.text !== undefined) {
-          parts.push({ type: "output_text", chunks: filledChunks(step.text, step.chunk, ctx), annotations: step.annotations?.map((a) => ({ ...a, type: "url_citation" as const })) });
+          parts.push({ type: "output_text", chunks: filledChunks(step.text, step.chunk, ctx), annotations: step.annotations?.map((a) => planAnnotation(a, ctx)) });
         }
         if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: filledChunks(step.refusal, step.chunk, ctx) });
         return { kind: "message", id: ctx.ids.item("msg"), phase: step.phase, parts, delayMs: step.delayMs };

@@ -226,8 +226,14 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
         if (texts.length > 0 || refusals.length === 0) {
           const text = texts.map((p) => String(p.text ?? "")).join("");
           step.text = text;
-          const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Json[]) : [])).filter((a) => a.type === "url_citation");
-          if (annotations.length > 0) step.annotations = annotations.map((a) => ({ type: "url_citation", url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index }));
+          const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Json[]) : [])).filter((a) => a.type === "url_citation" || a.type === "file_citation");
+          if (annotations.length > 0) {
+            step.annotations = annotations.map((a) =>
+              a.type === "file_citation"
+                ? { type: "file_citation", file_id: a.file_id, filename: a.filename, index: a.index }
+                : { type: "url_citation", url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index },
+            );
+          }
           const chunk = texts.length === 1 ? chunkFor(trace, `text:${parts.indexOf(texts[0])}`, text) : undefined;
           if (chunk) step.chunk = chunk;
         }

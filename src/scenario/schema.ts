@@ -58,12 +58,28 @@ export const Chunking = z
   .meta({ oneOf: [{ required: ["tokens"] }, { required: ["chars"] }, { required: ["sizes"] }] })
   .describe("How the text is split into deltas. Default: 1-3 tokens per delta, from the seed.");
 
-const Annotation = z.strictObject({
-  type: z.literal("url_citation").default("url_citation"),
-  url: z.string(),
-  title: z.string(),
-  start_index: z.number().int().min(0),
-  end_index: z.number().int().min(0),
+const UrlCitation = z
+  .strictObject({
+    type: z.literal("url_citation").default("url_citation"),
+    url: z.string(),
+    title: z.string(),
+    start_index: z.number().int().min(0),
+    end_index: z.number().int().min(0),
+  })
+  .describe("A url_citation over text[start_index, end_index) (the type may be left out).");
+
+/** OpenAI's file citation: sent in the openai dialect; the spec dialect refuses it (the spec has no such annotation). */
+const FileCitation = z
+  .strictObject({
+    type: z.literal("file_citation"),
+    file_id: z.string().min(1),
+    filename: z.string(),
+    index: z.number().int().min(0),
+  })
+  .describe("An OpenAI file_citation at text index `index` (the end of the cited sentence); openai dialect only.");
+
+const Annotation = z.union([FileCitation, UrlCitation], {
+  error: "an annotation is a url_citation {url, title, start_index, end_index} or a file_citation {type: 'file_citation', file_id, filename, index}",
 });
 
 export const MessageStep = z
@@ -71,7 +87,7 @@ export const MessageStep = z
     type: z.literal("message"),
     delayMs: DelayMs,
     text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output, {{tool_outputs}} by all trailing tool outputs joined by '; ', {{model}} by the request's model."),
-    annotations: z.array(Annotation).optional().describe("url_citation annotations on the text."),
+    annotations: z.array(Annotation).optional().describe("Annotations on the text: url_citation, or file_citation (openai dialect only)."),
     refusal: z.string().optional().describe("A refusal part (after the text part, if there is one)."),
     phase: z.enum(["commentary", "final_answer"]).optional(),
     chunk: Chunking.optional(),

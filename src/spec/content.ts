@@ -16,6 +16,14 @@ export const UrlCitationParam = z.object({
   title: z.string(),
 });
 
+/** OpenAI's citation of a file a file_search found; not a spec type (the spec's only annotation is url_citation). */
+export const FileCitationParam = z.object({
+  type: z.literal("file_citation"),
+  file_id: z.string(),
+  filename: z.string(),
+  index: z.number().int().min(0),
+});
+
 export const InputTextContentParam = z.object({
   type: z.literal("input_text"),
   text: z.string().max(MAX_TEXT),
@@ -82,6 +90,17 @@ export const UrlCitation = z.object({
 });
 /** `Annotation` has a single member in this release. */
 export const Annotation = UrlCitation;
+/**
+ * OpenAI's file citation: the file a file_search found, cited at `index`
+ * (OpenAI puts it at the end of the cited sentence). Sent only in the openai
+ * dialect; the spec's `Annotation` does not have it.
+ */
+export const FileCitation = z.object({
+  type: z.literal("file_citation"),
+  file_id: z.string(),
+  filename: z.string(),
+  index: z.number().int(),
+});
 
 export const TopLogProb = z.object({
   token: z.string(),
@@ -149,6 +168,9 @@ export const FunctionOutputContent = z.discriminatedUnion("type", [
 ]);
 
 export type UrlCitation = z.infer<typeof UrlCitation>;
+export type FileCitation = z.infer<typeof FileCitation>;
+/** An annotation the mock may send: the spec's url_citation, or OpenAI's file_citation (openai dialect only). */
+export type OutputAnnotation = UrlCitation | FileCitation;
 export type LogProb = z.infer<typeof LogProb>;
 export type OutputTextContent = z.infer<typeof OutputTextContent>;
 export type RefusalContent = z.infer<typeof RefusalContent>;

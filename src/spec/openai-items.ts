@@ -11,11 +11,15 @@
  */
 import { z } from "zod";
 import { MAX_TEXT } from "./common.js";
-import { FunctionOutputContentParam } from "./content.js";
+import { FileCitationParam, FunctionOutputContentParam, OutputTextContentParam, RefusalContentParam, UrlCitationParam } from "./content.js";
 import {
+  AssistantMessageItemParam,
+  DeveloperMessageItemParam,
   FunctionCallItemParam,
   ReasoningItemParam,
   SpecItemParams,
+  SystemMessageItemParam,
+  UserMessageItemParam,
   VendorItemParam,
   normalizeItem,
 } from "./items.js";
@@ -119,6 +123,27 @@ export const OpenAIItemParams = {
 /** A function call may name the namespace of its function. */
 export const OpenAIFunctionCallItemParam = FunctionCallItemParam.extend({ namespace: z.string().optional() });
 
+/**
+ * An assistant message sent back as OpenAI answered it: its output_text may
+ * carry OpenAI's `file_citation` (a file_search's answer) besides the spec's
+ * `url_citation`.
+ */
+const OpenAIOutputTextContentParam = OutputTextContentParam.extend({
+  annotations: z.array(tagged("type", { url_citation: UrlCitationParam, file_citation: FileCitationParam })).optional(),
+});
+export const OpenAIAssistantMessageItemParam = AssistantMessageItemParam.extend({
+  content: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(tagged("type", { output_text: OpenAIOutputTextContentParam, refusal: RefusalContentParam })) },
+    "a string or an array of output_text/refusal parts",
+  ),
+});
+export const OpenAIMessageItemParam = tagged("role", {
+  user: UserMessageItemParam,
+  system: SystemMessageItemParam,
+  developer: DeveloperMessageItemParam,
+  assistant: OpenAIAssistantMessageItemParam,
+});
+
 /** OpenAI replays reasoning with its `reasoning_text` content and a status. */
 export const OpenAIReasoningItemParam = ReasoningItemParam.extend({
   content: z.array(z.looseObject({ type: z.string(), text: z.string() })).nullish(),
@@ -128,7 +153,7 @@ export const OpenAIReasoningItemParam = ReasoningItemParam.extend({
 /** An input item the server accepts by default: the spec's, OpenAI's, or a vendor item. */
 export const ItemParam = tagged(
   "type",
-  { ...SpecItemParams, function_call: OpenAIFunctionCallItemParam, reasoning: OpenAIReasoningItemParam, ...OpenAIItemParams },
+  { ...SpecItemParams, message: OpenAIMessageItemParam, function_call: OpenAIFunctionCallItemParam, reasoning: OpenAIReasoningItemParam, ...OpenAIItemParams },
   { vendor: VendorItemParam, normalize: normalizeItem },
 );
 

@@ -160,6 +160,23 @@ describe("each rule fires on its own fault", () => {
     expect(checkStream(none, { request: REQUEST }).violations).toMatchObject([{ rule: "sse.event-name", event: 0, message: "no `event:` line: it must be `event: response.created`, the JSON type" }]);
   });
 
+  it("file_citation: OpenAI's annotation is accepted in the openai dialect, refused by the spec's schemas", () => {
+    const a = { type: "file_citation", file_id: "file-1", filename: "a.pdf", index: 12 };
+    const events = textStream();
+    events.splice(6, 0, { type: "response.output_text.annotation.added", item_id: "msg_1", output_index: 0, content_index: 0, annotation_index: 0, annotation: a });
+    events[8].part.annotations = [a];
+    events[9].item.content[0].annotations = [a];
+    events[10].response.output[0].content[0].annotations = [a];
+    number(events);
+    expect(check(events, { dialect: "openai", done: false }).violations).toEqual([]);
+    const spec = check(events).violations.filter((v) => v.rule === "schema");
+    expect(spec.map((v) => [v.event, v.path])).toEqual(expect.arrayContaining([[6, expect.stringMatching(/^\$\.annotation/)], [8, expect.stringMatching(/^\$\.part\.annotations\[0\]/)]]));
+    // A malformed one is refused in the openai dialect too: file_citation without its filename.
+    const bad = structuredClone(events);
+    delete bad[6].annotation.filename;
+    expect(check(bad, { dialect: "openai", done: false }).violations.map((v) => [v.rule, v.event, v.path])).toContainEqual(["schema", 6, "$.annotation.filename"]);
+  });
+
   it("usage: total_tokens that is not input + output, and details over their totals", () => {
     const events = textStream();
     events[9].response.usage = { ...USAGE, total_tokens: 13, output_tokens_details: { reasoning_tokens: 4 } };

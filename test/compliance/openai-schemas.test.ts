@@ -118,6 +118,28 @@ function toolStream(): Obj[] {
   ]);
 }
 
+/** A file search's answer: its file_citation right after the delta that ends the cited sentence, at `index`. */
+function fileCitedStream(): Obj[] {
+  const c = { item_id: MSG, output_index: 0, content_index: 0 };
+  const text = "Refunds take 30 days. Ask support.";
+  const annotation = { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", index: 21 };
+  const done = { ...message("completed"), content: [{ ...part(text), annotations: [annotation] }] };
+  return number([
+    { type: "response.created", response: snapshot() },
+    { type: "response.in_progress", response: snapshot() },
+    { type: "response.output_item.added", output_index: 0, item: message("in_progress") },
+    { type: "response.content_part.added", ...c, part: part("") },
+    { type: "response.output_text.delta", ...c, delta: "Refunds take ", logprobs: [], obfuscation: "a" },
+    { type: "response.output_text.delta", ...c, delta: "30 days.", logprobs: [], obfuscation: "b" },
+    { type: "response.output_text.annotation.added", ...c, annotation_index: 0, annotation },
+    { type: "response.output_text.delta", ...c, delta: " Ask support.", logprobs: [], obfuscation: "c" },
+    { type: "response.output_text.done", ...c, text, logprobs: [] },
+    { type: "response.content_part.done", ...c, part: done.content[0] },
+    { type: "response.output_item.done", output_index: 0, item: done },
+    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [clone(done)], usage: USAGE, service_tier: "default" }) },
+  ]);
+}
+
 /** A text whose citation arrives right after the delta that completes the cited span ("RFC 8259"). */
 function annotatedStream(): Obj[] {
   const c = { item_id: MSG, output_index: 0, content_index: 0 };
@@ -207,6 +229,7 @@ describe("openai-dialect schemas accept what api.openai.com sends", () => {
     ["reasoning then a function call", toolStream],
     ["a failed stream", failedStream],
     ["a cited text", annotatedStream],
+    ["a file search's cited answer", fileCitedStream],
   ])("%s, as events and as SSE text", (_name, make) => {
     expect(show(validateOpenAIStream(make()))).toBe("");
     expect(show(validateOpenAIStream(sse(make())))).toBe("");
@@ -387,6 +410,23 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
     evs.splice(7, 0, annotation);
     const vs = validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e)));
     expectViolation(vs, 7, "$", /right after that delta/);
+  });
+
+  it("a file_citation sent after all deltas rather than right after the one that ends its sentence", () => {
+    const evs = fileCitedStream();
+    const [annotation] = evs.splice(6, 1);
+    evs.splice(7, 0, annotation);
+    expectViolation(validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e))), 7, "$", /right after that delta/);
+  });
+
+  it("a file_citation before its sentence is streamed, or with url_citation's keys", () => {
+    const early = fileCitedStream();
+    const [annotation] = early.splice(6, 1);
+    early.splice(5, 0, annotation);
+    expectViolation(validateOpenAIStream(number(early.map(({ sequence_number: _, ...e }) => e))), 5, "$.annotation.index", /not streamed yet/);
+    const wrong = fileCitedStream();
+    wrong[6].annotation = { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", start_index: 0, end_index: 21 };
+    expectViolation(validateOpenAIStream(wrong), 6, /annotation/);
   });
 
   it("a vendor event", () => {

@@ -57,10 +57,19 @@ export const UrlCitation = z.strictObject({
   url: z.string(),
 });
 
+/** A file_search's citation: the file, cited at `index` (the end of the sentence drawn from it). */
+export const FileCitation = z.strictObject({
+  type: z.literal("file_citation"),
+  file_id: z.string().regex(/^file-/),
+  filename: z.string(),
+  index: int.min(0),
+});
+export const Annotation = z.discriminatedUnion("type", [UrlCitation, FileCitation]);
+
 /** `logprobs` is always there (`[]` unless asked), on parts in events and in items alike (row 6). */
 export const OutputText = z.strictObject({
   type: z.literal("output_text"),
-  annotations: z.array(UrlCitation),
+  annotations: z.array(Annotation),
   logprobs: z.array(LogProb),
   text: z.string(),
 });
@@ -400,7 +409,7 @@ export const EVENT_SCHEMAS = {
     type: z.literal("response.output_text.annotation.added"),
     ...inContent,
     annotation_index: int,
-    annotation: UrlCitation,
+    annotation: Annotation,
   }),
   "response.refusal.delta": z.strictObject({ type: z.literal("response.refusal.delta"), ...inContent, delta: z.string(), obfuscation }),
   "response.refusal.done": z.strictObject({ type: z.literal("response.refusal.done"), ...inContent, refusal: z.string() }),
@@ -817,10 +826,11 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.output_text.annotation.added":
         if (!inItem()) break;
         if (part?.type !== "output_text") out.push({ event: i, path: "$", message: "not inside an output_text part" });
-        else if (typeof ev.annotation?.end_index === "number") {
-          // Row 18: right after the delta that completes the cited span, not later.
-          const end: number = ev.annotation.end_index;
-          if (part.text.length < end) out.push({ event: i, path: "$.annotation.end_index", message: `cites text not streamed yet (${part.text.length} characters so far)` });
+        else if (typeof ev.annotation?.end_index === "number" || typeof ev.annotation?.index === "number") {
+          // Row 18: right after the delta that completes the cited span (a file_citation's: the sentence ending at `index`), not later.
+          const key = ev.annotation.type === "file_citation" ? "index" : "end_index";
+          const end: number = ev.annotation[key];
+          if (part.text.length < end) out.push({ event: i, path: `$.annotation.${key}`, message: `cites text not streamed yet (${part.text.length} characters so far)` });
           else if (part.before >= end) out.push({ event: i, path: "$", message: "comes later than the delta that completed its span (OpenAI sends it right after that delta)" });
         }
         break;

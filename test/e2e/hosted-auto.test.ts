@@ -142,6 +142,33 @@ describe("auto plays hosted tools in the openai dialect", () => {
     expect(response.output[1].content[0].text).toContain("handbook.pdf");
   });
 
+  it("file_search: the answer cites the top file with a file_citation at the end of the sentence drawn from it; sent back as input it is accepted", async () => {
+    const body = { input: "What does the handbook.pdf document say about refunds?", tools: [{ type: "file_search", vector_store_ids: ["vs_42"] }], include: ["file_search_call.results"] };
+    const { events, response } = await stream(body);
+    const top = response.output[0].results[0];
+    const part = response.output[1].content[0];
+    const index = part.text.indexOf(top.text) + top.text.length;
+    expect(part.text.indexOf(top.text)).toBeGreaterThan(0);
+    expect(part.annotations).toEqual([{ type: "file_citation", file_id: top.file_id, filename: "handbook.pdf", index }]);
+    // Inline, as OpenAI sends it: right after the delta that reaches `index`.
+    const at = events.findIndex((e) => e.type === "response.output_text.annotation.added");
+    expect(Object.keys(events[at].annotation)).toEqual(["type", "file_id", "filename", "index"]);
+    const sent = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta as string);
+    expect(events[at - 1].type).toBe("response.output_text.delta");
+    expect(sent.join("").length).toBeGreaterThanOrEqual(index);
+    expect(sent.join("").length - sent.at(-1)!.length).toBeLessThan(index);
+
+    // The whole output back as input (store: false): the cited message is accepted and the turn answers.
+    const client = new OpenAI({ baseURL: server().baseURL, apiKey: "test", maxRetries: 0, defaultHeaders: OPENAI });
+    const again = await client.responses.create({
+      model: "gpt-5-mini",
+      store: false,
+      tools: body.tools as never,
+      input: [{ role: "user", content: body.input }, ...response.output, { role: "user", content: "Thanks, anything else?" }],
+    });
+    expect(again.status).toBe("completed");
+  });
+
   it("mcp without approval: the server's tools listed the first time, a call that fits the listed tool; not listed again", async () => {
     const first = await stream({ input: "Roll the dice for me", tools: [mcp({ require_approval: "never" })] });
     expect(outputTypes(first.response)).toEqual(["mcp_list_tools", "mcp_call", "message"]);

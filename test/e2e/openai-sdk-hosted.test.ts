@@ -92,9 +92,24 @@ const SCENARIOS = [
   },
 ];
 
+/** A file search whose answer cites the file as OpenAI does: a file_citation at the end of the cited sentence. */
+const FILE_CITED_TEXT = "Refunds are accepted within 30 days. Ask support for anything else.";
+const FILE_CITED = {
+  name: "hosted-file-cited",
+  turns: [
+    {
+      steps: [
+        { type: "file_search_call", queries: ["refund policy"], results: [{ file_id: "file-abc123", filename: "policy.pdf", score: 0.92, text: "Refunds within 30 days." }] },
+        { type: "message", text: FILE_CITED_TEXT, annotations: [{ type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 }], chunk: { chars: 6 } },
+      ],
+    },
+    { steps: [{ type: "message", text: "Second turn after a cited answer." }] },
+  ],
+};
+
 const INCLUDE = ["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"] as const;
 
-const getServer = useServer({ scenarios: SCENARIOS, library: false });
+const getServer = useServer({ scenarios: [...SCENARIOS, FILE_CITED], library: false });
 
 const openaiHeaders = (scenario: string) => ({ "x-mock-dialect": "openai", "x-mock-scenario": scenario });
 const client = (scenario: string, dialect = "openai") =>
@@ -370,5 +385,55 @@ describe("hosted items come back in the next turn", () => {
     });
     expect((approved.output as Obj[])[0]).toMatchObject({ type: "mcp_call", status: "completed", output: "1 Overview" });
     expect(approved.output_text).toBe("Approved and done.");
+  });
+});
+
+describe("file_citation: a scripted citation of a searched file", () => {
+  it("openai dialect: annotation.added right after the delta that reaches `index`, in OpenAI's key order; the fold, the checker and openai-node agree", async () => {
+    expect(FILE_CITED_TEXT.slice(0, 36)).toBe("Refunds are accepted within 30 days.");
+    const { events, response } = await streamOpenAI("hosted-file-cited", { include: ["file_search_call.results"] });
+    const annotation = { type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 };
+    expect(response.output[1].content[0].annotations).toEqual([annotation]);
+    const at = events.findIndex((e) => e.type === "response.output_text.annotation.added");
+    expect(Object.keys(events[at].annotation)).toEqual(["type", "file_id", "filename", "index"]);
+    expect(events[at]).toMatchObject({ output_index: 1, content_index: 0, annotation_index: 0, annotation });
+    const deltas = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta);
+    expect(events[at - 1].type).toBe("response.output_text.delta");
+    // Chunks of 6 characters: 36 characters are sent in 6 deltas, then the citation, then the rest of the text.
+    expect(deltas.join("")).toBe(FILE_CITED_TEXT.slice(0, 36));
+    expect(events.slice(at + 1).some((e) => e.type === "response.output_text.delta")).toBe(true);
+
+    const final = await client("hosted-file-cited").responses.stream({ model: "gpt-5-mini", input: "today", include: ["file_search_call.results"] }).finalResponse();
+    expect((final.output[1] as Obj).content[0].annotations).toEqual([annotation]);
+  });
+
+  it("spec dialect: refused with a clear 400 (the spec's only annotation is url_citation)", async () => {
+    const res = await postResponses(getServer(), { model: "gpt-5-mini", input: "today" }, { "x-mock-scenario": "hosted-file-cited" });
+    expect(res.status).toBe(400);
+    const body = JSON.parse(res.text);
+    expect(body.error).toMatchObject({ type: "invalid_request", code: "unsupported_annotation", param: "x-mock-dialect" });
+    expect(body.error.message).toMatch(/file_citation/);
+    expect(body.error.message).toMatch(/openai dialect/);
+  });
+
+  it("the cited message comes back as input (store: false and store: true): accepted, listed whole by input_items", async () => {
+    const c = client("hosted-file-cited");
+    const first = await c.responses.create({ model: "gpt-5-mini", input: "refunds?", store: false, include: ["file_search_call.results"] });
+    const cited = (first.output as Obj[])[1];
+    expect(cited.content[0].annotations).toEqual([{ type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 }]);
+    const input = [{ role: "user", content: "refunds?" }, ...(first.output as any[]), { role: "user", content: "And exchanges?" }];
+    const again = await c.responses.create({ model: "gpt-5-mini", store: false, input });
+    expect(again.output_text).toBe("Second turn after a cited answer.");
+
+    const stored = await c.responses.create({ model: "gpt-5-mini", input });
+    const listed = (await c.responses.inputItems.list(stored.id, { order: "asc" })).data as Obj[];
+    // Listed as sent, its file_citation whole (an input output_text part keeps type, text and annotations).
+    const { logprobs: _dropped, ...sentPart } = cited.content[0];
+    expect(listed.find((i) => i.id === cited.id)).toEqual({ ...cited, content: [sentPart] });
+
+    // A malformed file_citation is refused, naming where.
+    const bad = await postResponses(getServer(), { model: "gpt-5-mini", input: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "x", annotations: [{ type: "file_citation", file_id: "file-1", index: 0 }] }] }] }, openaiHeaders("hosted-file-cited"));
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text).error).toMatchObject({ type: "invalid_request_error", param: "input[0].content[0].annotations[0].filename" });
   });
 });

@@ -76,6 +76,27 @@ describe("auto with hosted tools", () => {
     expect(annotations.map((a) => text.slice(a.start_index, a.end_index))).toEqual(["([example.com](https://example.com/a))", "([example.com](https://example.com/a))"]);
   });
 
+  it("a file search's answer cites the top file with a file_citation at the end of the sentence drawn from it", () => {
+    for (const seed of ["s", "t", "u"]) {
+      const events = emitEvents(plan({ model: "m", input: "What do report.pdf and notes.md say about leave?", tools: [FILES], include: ["file_search_call.results"] }, seed)) as any[];
+      const out = events.at(-1).response.output;
+      expect(types(out)).toEqual(["file_search_call", "message"]);
+      const top = out[0].results[0];
+      const part = out[1].content[0];
+      expect(part.annotations).toEqual([{ type: "file_citation", file_id: top.file_id, filename: top.filename, index: part.text.indexOf(top.text) + top.text.length }]);
+      // OpenAI's key order, and the cited sentence is the top result's text ending at `index`.
+      expect(Object.keys(part.annotations[0])).toEqual(["type", "file_id", "filename", "index"]);
+      expect(part.text.slice(0, part.annotations[0].index).endsWith(top.text)).toBe(true);
+      // Sent inline: right after the delta that reaches `index`, before any later delta.
+      const at = events.findIndex((e) => e.type === "response.output_text.annotation.added");
+      const sent = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("");
+      const lastDelta = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").at(-1).delta;
+      expect(sent.length).toBeGreaterThanOrEqual(part.annotations[0].index);
+      expect(sent.length - lastDelta.length).toBeLessThan(part.annotations[0].index);
+      expect(events[at - 1].type).toBe("response.output_text.delta");
+    }
+  });
+
   it("gives streams whose fold is the snapshot, for many seeds and shapes", () => {
     const shapes: unknown[] = [
       { model: "m", input: "Search the latest news about Paris and Tokyo", tools: [WEB], include: ["web_search_call.action.sources"], reasoning: { effort: "low", summary: "auto" } },

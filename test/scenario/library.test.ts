@@ -168,6 +168,7 @@ describe("the shipped library files", () => {
     const text = step.text!;
     expect(step.annotations!.length).toBeGreaterThanOrEqual(2);
     for (const a of step.annotations!) {
+      if (a.type !== "url_citation") throw new Error(`the library's annotations are url_citations, got ${a.type}`);
       expect(a.start_index).toBeLessThan(a.end_index);
       expect(a.end_index).toBeLessThanOrEqual(text.length);
       const cited = text.slice(a.start_index, a.end_index);

@@ -184,8 +184,24 @@ const BROKEN: Record<string, { doc: unknown; at: Path }> = {
     at: [...step0, "annotations", 0, "start_index"],
   },
   "annotation of another type": {
+    doc: withStep({ type: "message", text: "x", annotations: [{ type: "file_path", url: "u", title: "t", start_index: 0, end_index: 1 }] }),
+    at: [...step0, "annotations", 0],
+  },
+  "file_citation with url_citation's keys": {
     doc: withStep({ type: "message", text: "x", annotations: [{ type: "file_citation", url: "u", title: "t", start_index: 0, end_index: 1 }] }),
-    at: [...step0, "annotations", 0, "type"],
+    at: [...step0, "annotations", 0],
+  },
+  "file_citation without file_id": {
+    doc: withStep({ type: "message", text: "x", annotations: [{ type: "file_citation", filename: "a.pdf", index: 1 }] }),
+    at: [...step0, "annotations", 0],
+  },
+  "file_citation with a negative index": {
+    doc: withStep({ type: "message", text: "x", annotations: [{ type: "file_citation", file_id: "file-1", filename: "a.pdf", index: -1 }] }),
+    at: [...step0, "annotations", 0, "index"],
+  },
+  "file_citation with an empty file_id": {
+    doc: withStep({ type: "message", text: "x", annotations: [{ type: "file_citation", file_id: "", filename: "a.pdf", index: 1 }] }),
+    at: [...step0, "annotations", 0, "file_id"],
   },
   "reasoning summary not a list": { doc: withStep({ type: "reasoning", summary: "think" }), at: [...step0, "summary"] },
   "reasoning summary of numbers": { doc: withStep({ type: "reasoning", summary: [1] }), at: [...step0, "summary", 0] },
@@ -264,6 +280,11 @@ const EDGE_VALID: Record<string, unknown> = {
   "name of 64 characters": withAt(SCRIPTED, ["name"], "a".repeat(64)),
   "an empty turn (steps default to [])": withAt(SCRIPTED, ["turns", 0], {}),
   "a refusal without text": withStep({ type: "message", refusal: "No." }),
+  "a file_citation and a url_citation without its type": withStep({
+    type: "message",
+    text: "See the docs. More.",
+    annotations: [{ type: "file_citation", file_id: "file-1", filename: "a.pdf", index: 13 }, { url: "https://a.example", title: "A", start_index: 0, end_index: 3 }],
+  }),
   "call_id of 64 emoji": withStep({ type: "function_call", name: "f", call_id: "😀".repeat(64) }),
   "arguments as raw text": withStep({ type: "function_call", name: "f", arguments: "{not json" }),
   "delayMs of an hour": withStep({ type: "message", text: "x", delayMs: 3_600_000 }),
@@ -362,7 +383,7 @@ const EDGE_VALUES: unknown[] = [
   -1, 0, 0.5, 1, 1.5, 2, 63, 64, 65, 128, 129, 200, 201, 10_000, 10_001, 1_000_000, 1_000_001, 3_600_000, 3_600_001, 2 ** 53 - 1, 2 ** 53,
   "", "x", "acme:x", "acme:x\n", "acme", "a b", "Content-Type", "te", "x-ok", "([", "^ok$", "c".repeat(64), "c".repeat(65), "😀".repeat(33), "😀".repeat(64), "😀".repeat(65),
   "completed", "incomplete", "failed", "http_error", "message", "reasoning", "function_call", "vendor_item", "vendor_event", "auto", "random",
-  "commentary", "url_citation", "invalid_request", 400, 418, 429, 503, null, true, false,
+  "commentary", "url_citation", "file_citation", "invalid_request", 400, 418, 429, 503, null, true, false,
   [], {}, [1, 2], [0, 0], [1], ["1", 2], [1, 2, 3],
   { type: "message", text: "t" }, { type: "message" }, { type: "vendor_item", item: { type: "acme:x", status: "incomplete" } }, { type: "vendor_event", event: { type: "acme:e" } },
   { type: "completed" }, { type: "http_error", status: 429 }, { steps: [] }, { tokens: 1 }, { chars: 1 }, { tokens: 1, chars: 1 },
