@@ -118,21 +118,20 @@ function toolStream(): Obj[] {
   ]);
 }
 
-/** A file search's answer: its file_citation right after the delta that ends the cited sentence, at `index`. */
-function fileCitedStream(): Obj[] {
+/** A one-message stream of three deltas whose citation arrives right after the second, and the same annotation on the part, the item and the snapshot. */
+function citedStream(deltas: [string, string, string], annotation: Obj): Obj[] {
   const c = { item_id: MSG, output_index: 0, content_index: 0 };
-  const text = "Refunds take 30 days. Ask support.";
-  const annotation = { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", index: 21 };
+  const text = deltas.join("");
   const done = { ...message("completed"), content: [{ ...part(text), annotations: [annotation] }] };
   return number([
     { type: "response.created", response: snapshot() },
     { type: "response.in_progress", response: snapshot() },
     { type: "response.output_item.added", output_index: 0, item: message("in_progress") },
     { type: "response.content_part.added", ...c, part: part("") },
-    { type: "response.output_text.delta", ...c, delta: "Refunds take ", logprobs: [], obfuscation: "a" },
-    { type: "response.output_text.delta", ...c, delta: "30 days.", logprobs: [], obfuscation: "b" },
+    { type: "response.output_text.delta", ...c, delta: deltas[0], logprobs: [], obfuscation: "a" },
+    { type: "response.output_text.delta", ...c, delta: deltas[1], logprobs: [], obfuscation: "b" },
     { type: "response.output_text.annotation.added", ...c, annotation_index: 0, annotation },
-    { type: "response.output_text.delta", ...c, delta: " Ask support.", logprobs: [], obfuscation: "c" },
+    { type: "response.output_text.delta", ...c, delta: deltas[2], logprobs: [], obfuscation: "c" },
     { type: "response.output_text.done", ...c, text, logprobs: [] },
     { type: "response.content_part.done", ...c, part: done.content[0] },
     { type: "response.output_item.done", output_index: 0, item: done },
@@ -140,27 +139,13 @@ function fileCitedStream(): Obj[] {
   ]);
 }
 
+/** A file search's answer: its file_citation right after the delta that ends the cited sentence, at `index`. */
+const fileCitedStream = (): Obj[] =>
+  citedStream(["Refunds take ", "30 days.", " Ask support."], { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", index: 21 });
+
 /** A text whose citation arrives right after the delta that completes the cited span ("RFC 8259"). */
-function annotatedStream(): Obj[] {
-  const c = { item_id: MSG, output_index: 0, content_index: 0 };
-  const text = "See RFC 8259 for details.";
-  const annotation = { type: "url_citation", start_index: 4, end_index: 12, title: "RFC 8259", url: "https://www.rfc-editor.org/rfc/rfc8259" };
-  const done = { ...message("completed"), content: [{ ...part(text), annotations: [annotation] }] };
-  return number([
-    { type: "response.created", response: snapshot() },
-    { type: "response.in_progress", response: snapshot() },
-    { type: "response.output_item.added", output_index: 0, item: message("in_progress") },
-    { type: "response.content_part.added", ...c, part: part("") },
-    { type: "response.output_text.delta", ...c, delta: "See ", logprobs: [], obfuscation: "a" },
-    { type: "response.output_text.delta", ...c, delta: "RFC 8259", logprobs: [], obfuscation: "b" },
-    { type: "response.output_text.annotation.added", ...c, annotation_index: 0, annotation },
-    { type: "response.output_text.delta", ...c, delta: " for details.", logprobs: [], obfuscation: "c" },
-    { type: "response.output_text.done", ...c, text, logprobs: [] },
-    { type: "response.content_part.done", ...c, part: done.content[0] },
-    { type: "response.output_item.done", output_index: 0, item: done },
-    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [clone(done)], usage: USAGE, service_tier: "default" }) },
-  ]);
-}
+const annotatedStream = (): Obj[] =>
+  citedStream(["See ", "RFC 8259", " for details."], { type: "url_citation", start_index: 4, end_index: 12, title: "RFC 8259", url: "https://www.rfc-editor.org/rfc/rfc8259" });
 
 const WS = `ws_${hex("44556677889900aa")}`;
 const CI = `ci_${hex("5566778899aabbcc")}`;
