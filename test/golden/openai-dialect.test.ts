@@ -64,18 +64,7 @@ describe("openai-dialect golden streams", () => {
     }
     expect((events[0] as { response: { created_at: number } }).response.created_at).toBe(TEST_NOW_MS / 1000);
 
-    const file = join(GOLDEN_DIR, `${name}.ndjson`);
-    const text = raw.join("\n") + "\n";
-    if (UPDATE) {
-      await mkdir(GOLDEN_DIR, { recursive: true });
-      await writeFile(file, text);
-      return;
-    }
-    if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts`);
-    const want = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
-    // Line by line, so a failure names the first event that differs.
-    const got = text.split("\n").filter((l) => l.length > 0);
-    for (let i = 0; i < Math.max(want.length, got.length); i++) expect(got[i], `event #${i}`).toBe(want[i]);
+    await matchGolden(GOLDEN_DIR, name, raw);
   });
 
   it.skipIf(UPDATE)("has a golden file for each scripted scenario, and none for a scenario that is gone", async () => {
@@ -83,6 +72,21 @@ describe("openai-dialect golden streams", () => {
     expect(files.map((f) => basename(f, ".ndjson")).sort()).toEqual(SCRIPTED.map((s) => s.name).sort());
   });
 });
+
+/** Compares a stream's raw lines with `dir/NAME.ndjson` line by line (so a failure names the first event that differs), or writes the file with UPDATE_GOLDEN=1. */
+async function matchGolden(dir: string, name: string, raw: readonly string[]): Promise<void> {
+  const file = join(dir, `${name}.ndjson`);
+  const text = raw.join("\n") + "\n";
+  if (UPDATE) {
+    await mkdir(dir, { recursive: true });
+    await writeFile(file, text);
+    return;
+  }
+  if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts`);
+  const want = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
+  const got = text.split("\n").filter((l) => l.length > 0);
+  for (let i = 0; i < Math.max(want.length, got.length); i++) expect(got[i], `event #${i}`).toBe(want[i]);
+}
 
 // ---- hosted tools: one stream per hosted type (test/fixtures/hosted-scenarios.json) ----------
 
@@ -98,17 +102,7 @@ describe("openai-dialect golden streams of hosted tools", () => {
     const { raw, violations } = parseOpenAISse(res.text);
     expect(violations.map(formatViolation)).toEqual([]);
     expect(validateOpenAIStream(res.text).map(formatViolation)).toEqual([]);
-    const file = join(HOSTED_DIR, `${name}.ndjson`);
-    const text = raw.join("\n") + "\n";
-    if (UPDATE) {
-      await mkdir(HOSTED_DIR, { recursive: true });
-      await writeFile(file, text);
-      return;
-    }
-    if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/golden/openai-dialect.test.ts`);
-    const want = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
-    const got = text.split("\n").filter((l) => l.length > 0);
-    for (let i = 0; i < Math.max(want.length, got.length); i++) expect(got[i], `event #${i}`).toBe(want[i]);
+    await matchGolden(HOSTED_DIR, name, raw);
   });
 
   it.skipIf(UPDATE)("has a golden file for each hosted scenario, and none for one that is gone", async () => {
