@@ -157,3 +157,24 @@ export class WsClient {
     });
   }
 }
+
+/** Opens a WebSocket upgrade that the server must refuse: its HTTP status and JSON error body (rejects if the upgrade is accepted). */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once("open", () => {
+      ws.terminate();
+      reject(new Error("upgrade was accepted"));
+    });
+    ws.once("unexpected-response", (_req, res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (text += d));
+      res.on("end", () => {
+        ws.terminate();
+        resolve({ status: res.statusCode!, body: JSON.parse(text) });
+      });
+    });
+    ws.once("error", () => undefined);
+  });
+}

@@ -16,6 +16,7 @@ import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { fixedClock, ManualClock } from "../../src/timing/clock.js";
 import { withoutIds } from "../support/ids.js";
+import { refusedUpgrade } from "../compliance/ws-client.js";
 
 type Msg = { type: string; [k: string]: any };
 
@@ -145,25 +146,7 @@ class Client {
 }
 
 /** Tries an upgrade that should be refused; resolves with its status and JSON body. */
-function refused(mock: MockServer, headers: Record<string, string> = {}, path?: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(mock, path), { headers });
-    ws.once("open", () => {
-      ws.terminate();
-      reject(new Error("upgrade was accepted"));
-    });
-    ws.once("unexpected-response", (_req, res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d: string) => (text += d));
-      res.on("end", () => {
-        ws.terminate();
-        resolve({ status: res.statusCode!, body: JSON.parse(text) });
-      });
-    });
-    ws.once("error", () => undefined);
-  });
-}
+const refused = (mock: MockServer, headers: Record<string, string> = {}, path?: string) => refusedUpgrade(wsUrl(mock, path), headers);
 
 async function until(cond: () => boolean, ms = 2_000) {
   const deadline = Date.now() + ms;

@@ -1,12 +1,12 @@
 /** An unknown scenario name suggests the nearest known one, wherever a name is given. */
 import { describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { ApiError } from "../../src/spec/index.js";
 import { UnknownScenarioError, createRegistry, knownScenariosHint, selectScenario } from "../../src/scenario/registry.js";
 import type { Scenario } from "../../src/scenario/schema.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { expectErrorBody } from "../support/conformance.js";
 import { postResponses, useServer } from "../support/server.js";
+import { refusedUpgrade } from "../compliance/ws-client.js";
 
 const s = (name: string): Scenario => ({ name, description: name, turns: [{ steps: [{ type: "message", text: name }] }] });
 const SCENARIOS = [s("hello"), s("tool-call"), s("error-429")];
@@ -69,23 +69,7 @@ describe("the x-mock-scenario header over HTTP and WebSocket", () => {
 
   it("WebSocket: the refused upgrade says the same", async () => {
     const mock: MockServer = server();
-    const refused = await new Promise<{ status: number; body: { error: { message: string } } }>((resolve, reject) => {
-      const ws = new WebSocket(`${mock.url.replace(/^http/, "ws")}/v1/responses`, { headers: { "x-mock-scenario": "Hello" } });
-      ws.once("open", () => {
-        ws.terminate();
-        reject(new Error("upgrade was accepted"));
-      });
-      ws.once("unexpected-response", (_req, res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => (text += d));
-        res.on("end", () => {
-          ws.terminate();
-          resolve({ status: res.statusCode!, body: JSON.parse(text) });
-        });
-      });
-      ws.once("error", () => undefined);
-    });
+    const refused = await refusedUpgrade(`${mock.url.replace(/^http/, "ws")}/v1/responses`, { "x-mock-scenario": "Hello" });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toBe(`Unknown scenario 'Hello' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`);
   });
