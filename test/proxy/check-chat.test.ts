@@ -26,17 +26,15 @@
  * incomplete where the budget cuts; never failed). The proxy's own live
  * check finds nothing in any answer either.
  */
-import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BATTERY_NAMES, runBattery, type BatteryRequest, type RawAnswer } from "../../src/check/index.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
+import { runCli } from "../support/run.js";
 
 type Json = Record<string, any>;
 
-const BIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 // ---------------------------------------------------------------- the model-like Chat Completions server
 
@@ -328,18 +326,8 @@ interface JsonReport {
   summary: { passed: number; failed: number; skipped: number; violations: number };
 }
 
-/** Runs the built CLI to its end. */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the built CLI to its end, without colour. */
+const run = (args: string[]) => runCli(args, { env: { ...process.env, NO_COLOR: "1" } });
 
 /** The battery's transport, as `check` sends: raw fetch, the whole body as text. */
 const fetchSend = (base: string) => async (request: BatteryRequest): Promise<RawAnswer> => {
