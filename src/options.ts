@@ -16,6 +16,10 @@ const unknownDialect = (name: string) => {
 };
 import type { LiveChecker } from "./proxy/live-check.js";
 import { parseUpstream } from "./proxy/upstream.js";
+import { parseStoreUrl } from "./store/store-url.js";
+
+/** The most worker processes `--workers` starts. */
+export const MAX_WORKERS = 64;
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -39,6 +43,20 @@ export const ServerOptions = z.object({
   apiKey: z.string().min(1).optional(),
   /** How many stored responses to keep; the oldest are evicted first. */
   storeLimit: z.number().int().min(0).max(10_000_000).default(1000),
+  /**
+   * Where stored responses, background runs' state, the session controls and
+   * the journal's shared view live: `memory` (this process, the default) or
+   * `redis://HOST:PORT` (shared by every worker and replica that names it).
+   */
+  store: z
+    .string()
+    .default("memory")
+    .superRefine((value, ctx) => {
+      const parsed = parseStoreUrl(value);
+      if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+    }),
+  /** Worker processes behind one port (the CLI's `--workers`; startMockServer always serves from its own process). */
+  workers: z.number().int().min(1).max(MAX_WORKERS).default(1),
   /** The dialect answers are rendered in (a request's `x-mock-dialect` header overrides it). */
   dialect: z
     .string()
@@ -156,6 +174,7 @@ export const OPTION_EXPECTS: Partial<Record<keyof ServerOptionsInput, string>> =
   seed: `a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
   apiKey: "a non-empty key",
   storeLimit: "a whole number of responses from 0 to 10000000",
+  workers: `a whole number of processes from 1 to ${MAX_WORKERS}`,
   journalLimit: "a whole number of requests from 0 to 10000000",
   journalBytes: "a whole number of bytes, 0 or more (0 keeps no bodies)",
   admin: "true or false",

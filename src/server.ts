@@ -14,7 +14,8 @@ import { Journal, type JournalEntry } from "./journal/journal.js";
 import type { ScenarioInput, Turn } from "./scenario/schema.js";
 import { SessionControls } from "./session/controls.js";
 import { MemoryResponseStore } from "./store/response-store.js";
-import { resolveOptions, type ServerOptionsInput } from "./options.js";
+import { OptionsError, resolveOptions, type ServerOptionsInput } from "./options.js";
+import { connectShared, type Shared } from "./store/shared.js";
 import { LIBRARY_DIR, loadScenarios, type LoadedScenario } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
@@ -126,16 +127,20 @@ export interface MockServer extends MockControls {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** The shared state and settings of one server (what the app, the direct path and WebSocket mode use). */
-export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry): AppDeps {
+/**
+ * The shared state and settings of one server (what the app, the direct path
+ * and WebSocket mode use): in memory, or in Redis when `shared` is given.
+ */
+export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry, shared?: Shared): AppDeps {
   const clock = options.timers ?? systemClock;
-  const store = new MemoryResponseStore(options.storeLimit);
+  const store = shared?.store ?? new MemoryResponseStore(options.storeLimit);
   const deps: AppDeps = {
     registry,
     store,
     runs: new Runs(store, clock),
     journal: new Journal(options.journalLimit, options.journalBytes),
-    controls: new SessionControls(),
+    controls: shared?.controls ?? new SessionControls(),
+    sharedJournal: shared?.journal,
     admin: options.admin,
     seed: options.seed,
     apiKey: options.apiKey,
@@ -180,8 +185,33 @@ async function settledWithin(journal: Journal, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** How the CLI runs a server in a worker process (not options a user gives). */
+export interface ShellSettings {
+  /** Write the start summary and the stop line (a worker leaves them to the primary, which writes them once). */
+  announce?: boolean;
+  /** This worker's number: every answer carries it as `x-mock-worker`. */
+  worker?: number;
+  /** Called once the server listens, with what the start summary says (a worker sends it to the primary). */
+  onListening?: (summary: StartSummary, at: number) => void;
+  /** Called once the server has closed, with the number of requests it received. */
+  onClosed?: (requests: number) => void;
+}
+
+/** A result that may be a shared store's write in flight: its failure is reported, never thrown at a caller that did not wait. */
+const settle = (result: unknown, onError: (error: unknown) => void): void => {
+  if (result instanceof Promise) result.catch(onError);
+};
+
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
+  if (typeof input.workers === "number" && input.workers > 1) {
+    throw new OptionsError([`workers: startMockServer serves from this process; run worker processes with the command line (openresponses-mock serve --workers ${input.workers})`]);
+  }
+  return startServer(input);
+}
+
+/** startMockServer, with the settings of the shell that runs it (the CLI's workers). */
+export async function startServer(input: ServerOptionsInput = {}, shell: ShellSettings = {}): Promise<MockServer> {
   const options = resolveOptions(input);
   if (["0.0.0.0", "::", "[::]", "*"].includes(options.host) && !options.apiKey) {
     console.warn(
@@ -189,13 +219,28 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     );
   }
   const { registry, counts } = await loadServerScenarios(options);
-  const deps = createDeps(options, registry);
+  // Redis is reached before anything listens: a store that cannot be reached is a startup error.
+  const shared = await connectShared(options, (line) => console.error(line));
+  const deps = createDeps(options, registry, shared);
+  if (shared) await shared.startRuns(deps.runs).then((bus) => (deps.runBus = bus), async (err: unknown) => {
+    await shared.close();
+    throw err;
+  });
+  const detachJournal = shared?.journal.attach(deps.journal);
   const { runs } = deps;
   const app = createApp(deps);
+  const listener = createRequestListener(deps, app);
+  const worker = shell.worker === undefined ? undefined : String(shell.worker);
   const server = createServer(
     // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).
     { keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000, connectionsCheckingInterval: 1_000 },
-    createRequestListener(deps, app),
+    worker === undefined
+      ? listener
+      : (req, res) => {
+          // Which worker answered (documented): a test can tell that a conversation's turns went to different processes.
+          res.setHeader("x-mock-worker", worker);
+          listener(req, res);
+        },
   );
   // Requests Node's parser refuses (bad header bytes, too large headers, timeouts) still get a spec error body.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
@@ -224,6 +269,11 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       server.off("error", onError);
       resolve();
     });
+  }).catch(async (err: unknown) => {
+    webSockets.close();
+    detachJournal?.();
+    await shared?.close();
+    throw err;
   });
 
   const address = server.address() as AddressInfo;
@@ -232,7 +282,9 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
   const startedAt = deps.clock.now();
   // The request log: nothing unless asked (the journal has no listener, so its requests cost nothing more).
   const log: RequestLog | undefined = options.log === "off" ? undefined : attachRequestLog(deps.journal, options.log, options.logTo ?? process.stdout);
-  log?.start(startSummary(`${url}/v1`, options, counts), deps.wallClock.now());
+  const summary = startSummary(`${url}/v1`, options, counts);
+  if (shell.announce !== false) log?.start(summary, deps.wallClock.now());
+  shell.onListening?.(summary, deps.wallClock.now());
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -245,13 +297,17 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
       await closed;
-      if (!log) return;
-      // The requests cut by the close end on the next ticks: their lines come before the stop line.
-      await settledWithin(deps.journal, 1_000);
+      // The requests cut by the close end on the next ticks: their lines (and shared entries) come before the stop line.
+      if (log || shared) await settledWithin(deps.journal, 1_000);
+      detachJournal?.();
+      await shared?.close();
+      shell.onClosed?.(deps.journal.received);
+      if (!log || shell.announce === false) return;
       log.stop({ at: deps.wallClock.now(), requests: deps.journal.received, uptimeMs: deps.clock.now() - startedAt });
     })());
 
   const { journal, controls } = deps;
+  const report = deps.onError!;
   const session = (id = `session-${process.pid}-${++sessionCounter}`): MockSession => {
     sessionOf(id); // the same rule as the header
     return {
@@ -260,11 +316,12 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
       get requests() {
         return journal.list(id);
       },
-      use: (scenario, opts) => void controls.use(id, scenario, opts?.times),
-      enqueue: (...turns) => void controls.enqueue(id, turns),
+      use: (scenario, opts) => settle(controls.use(id, scenario, opts?.times), report),
+      enqueue: (...turns) => settle(controls.enqueue(id, turns), report),
       reset: () => {
         journal.clear(id);
-        controls.reset(id);
+        settle(deps.sharedJournal?.clear(id), report);
+        settle(controls.reset(id), report);
       },
     };
   };
@@ -277,11 +334,12 @@ export async function startMockServer(input: ServerOptionsInput = {}): Promise<M
     get requests() {
       return journal.list();
     },
-    use: (scenario, opts) => void controls.use(null, scenario, opts?.times),
-    enqueue: (...turns) => void controls.enqueue(null, turns),
+    use: (scenario, opts) => settle(controls.use(null, scenario, opts?.times), report),
+    enqueue: (...turns) => settle(controls.enqueue(null, turns), report),
     reset: () => {
       journal.clear();
-      controls.reset();
+      settle(deps.sharedJournal?.clear(), report);
+      settle(controls.reset(), report);
     },
     session,
     close,

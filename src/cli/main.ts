@@ -24,7 +24,9 @@ import yargs, { type Argv, type MiddlewareFunction } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DIALECT_NAMES, DIALECTS, renderError } from "../dialect/index.js";
 import { OPTION_EXPECTS, OptionsError, quoteValue, resolveOptions, type ServerOptionsInput } from "../options.js";
-import { loadRegistry, startMockServer, type MockServer } from "../server.js";
+import { loadRegistry, startServer, type MockServer } from "../server.js";
+import { StoreConnectError } from "../store/redis-client.js";
+import { isWorker, runPrimary, runWorker } from "./workers.js";
 import { loadScenarios } from "../scenario/load.js";
 import { ScenarioError, formatIssue } from "../scenario/parse.js";
 import { UnknownScenarioError, knownScenariosHint } from "../scenario/registry.js";
@@ -54,20 +56,23 @@ class UsageError extends Error {
 function errorLines(err: unknown): string[] {
   if (err instanceof OptionsError) return [...err.problems];
   if (err instanceof UnknownScenarioError) return [`--scenario: unknown scenario '${err.scenario.slice(0, 80)}'. ${err.hint}`];
+  if (err instanceof StoreConnectError) return [err.describe("--store")];
   const listen = listenErrorMessage(err);
   if (listen !== undefined) return [listen];
   return (err instanceof Error ? err.message : String(err)).split("\n");
 }
 
+/** An error as every command prints it. */
+function errorText(err: unknown): string {
+  // One `FILE: $.path: message` line per issue, exactly as `validate` prints them.
+  if (err instanceof ScenarioError) return err.issues.map(formatIssue).join("\n") + "\n";
+  return errorLines(err).map((line) => `${NAME}: ${line}\n`).join("");
+}
+
 /** Prints an error the way every command does, and sets exit code 1. */
 function fail(err: unknown): void {
   process.exitCode = 1;
-  if (err instanceof ScenarioError) {
-    // One `FILE: $.path: message` line per issue, exactly as `validate` prints them.
-    process.stderr.write(err.issues.map(formatIssue).join("\n") + "\n");
-    return;
-  }
-  process.stderr.write(errorLines(err).map((line) => `${NAME}: ${line}\n`).join(""));
+  process.stderr.write(errorText(err));
 }
 
 /** Writes to stdout and resolves once the data is handed to the OS (so exit codes never cut output). */
@@ -125,6 +130,8 @@ interface ServeArgs extends ScenarioArgs {
   "heartbeat-ms"?: number;
   "store-limit"?: number;
   "journal-bytes"?: number;
+  store?: string;
+  workers?: number;
   dialect?: string;
   admin: boolean;
   strict: boolean;
@@ -145,6 +152,8 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   heartbeatMs: "--heartbeat-ms",
   storeLimit: "--store-limit",
   journalBytes: "--journal-bytes",
+  store: "--store",
+  workers: "--workers",
   dialect: "--dialect",
   scenarios: "--scenarios",
   scenario: "--scenario",
@@ -168,6 +177,8 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
       journalBytes: argv["journal-bytes"],
+      store: argv.store,
+      workers: argv.workers,
       dialect: argv.dialect,
       admin: argv.admin,
       strict: argv.strict,
@@ -183,7 +194,15 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
     return;
   }
   serving = true;
-  const starting = startMockServer(options);
+  // More than one worker: this process starts them (each runs this command line again) and serves nothing itself.
+  if (isWorker()) return runWorker((shell) => startServer({ ...options, workers: 1 }, shell), errorText);
+  if ((options.workers ?? 1) > 1) {
+    if ((options.store ?? "memory") === "memory") {
+      process.stderr.write(`${NAME}: warning: --workers ${options.workers} with the memory store: each worker keeps its own stored responses and session controls, so previous_response_id, GET /v1/responses/{id} and /__mock/ controls work only on the worker that holds them. Give --store redis://HOST:PORT to share them.\n`);
+    }
+    return runPrimary(options.workers!, options.log ?? "pretty");
+  }
+  const starting = startServer(options);
   // Signals are handled before the first line is out: a supervisor that reads it may signal us at once.
   let stopping = false;
   const stop = async (signal: string) => {
@@ -349,6 +368,8 @@ function serveFlags<T>(y: Argv<T>) {
       .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
       .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
       .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
+      .option("store", { type: "string", describe: "Where stored responses, background runs, session controls and the journal's shared view live: memory (default) or redis://HOST:PORT, shared by every worker and replica that names it" })
+      .option("workers", { requiresArg: true, coerce: numberFlag("workers"), describe: "Worker processes behind one port (default 1); with more than one, give --store redis://HOST:PORT so that they share stored responses" })
       .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
       .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
       .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })

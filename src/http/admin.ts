@@ -84,24 +84,25 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
   };
 
   // GET /__mock/requests?limit&after&order&session: one page of the journal, streamed.
-  router.get("/requests", (ctx) => {
+  router.get("/requests", async (ctx) => {
     const session = adminSession(ctx) ?? undefined;
     const limit = count(ctx, "limit", `an integer from 1 to ${MAX_PAGE}`) ?? DEFAULT_PAGE;
     if (limit < 1 || limit > MAX_PAGE) throw badQuery("limit", `'limit' must be an integer from 1 to ${MAX_PAGE}, got '${limit}'.`);
     const after = count(ctx, "after", "the seq of a journal entry (an integer, 0 or more)");
     const order = single(ctx, "order") ?? "asc";
     if (order !== "asc" && order !== "desc") throw badQuery("order", `'order' must be 'asc' (oldest first) or 'desc' (newest first), got '${order}'.`);
-    const page = deps.journal.page({ session, after, limit, order });
+    // With a shared store, every process's entries (journal/shared.ts); otherwise this process's.
+    const page = deps.sharedJournal ? await deps.sharedJournal.page({ session, after, limit, order }) : deps.journal.page({ session, after, limit, order });
     streamJson(ctx, pageJson(page.data, page.hasMore));
   });
 
   // GET /__mock/requests/{seq}: one entry, whole.
-  router.get("/requests/:seq", (ctx) => {
+  router.get("/requests/:seq", async (ctx) => {
     const raw = ctx.params.seq as string;
     const seq = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(seq)) throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
     const session = adminSession(ctx);
-    const entry = deps.journal.get(seq);
+    const entry = deps.sharedJournal ? await deps.sharedJournal.get(seq) : deps.journal.get(seq);
     if (!entry || (session !== null && entry.session !== session)) {
       throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "seq", message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).` });
     }
@@ -109,8 +110,10 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
   });
 
   // DELETE /__mock/requests: the session's entries, or every entry.
-  router.delete("/requests", (ctx) => {
-    deps.journal.clear(adminSession(ctx) ?? undefined);
+  router.delete("/requests", async (ctx) => {
+    const session = adminSession(ctx) ?? undefined;
+    await deps.sharedJournal?.clear(session);
+    deps.journal.clear(session);
     ctx.status = 204;
   });
 
@@ -119,7 +122,7 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     const { json: body } = await readJsonBody(ctx.req, deps.bodyLimit);
     const b = (body ?? {}) as { scenario?: unknown; times?: unknown };
     try {
-      const scenario = deps.controls.use(adminSession(ctx), b.scenario as never, b.times as number | undefined, "POST /__mock/scenarios: scenario");
+      const scenario = await deps.controls.use(adminSession(ctx), b.scenario as never, b.times as number | undefined, "POST /__mock/scenarios: scenario");
       json(ctx, { name: scenario.name, times: b.times ?? null }, 201);
     } catch (err) {
       badScenario(err);
@@ -134,17 +137,18 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
       throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "turns", message: "Send {\"turns\": [turn, …]} with at least one turn (the scenario file's turn format)." });
     }
     try {
-      json(ctx, { pending: deps.controls.enqueue(adminSession(ctx), turns, "POST /__mock/queue: turns") }, 201);
+      json(ctx, { pending: await deps.controls.enqueue(adminSession(ctx), turns, "POST /__mock/queue: turns") }, 201);
     } catch (err) {
       badScenario(err);
     }
   });
 
   // POST /__mock/reset: forget the session's journal entries and controls, or everything (like mock.reset()).
-  router.post("/reset", (ctx) => {
+  router.post("/reset", async (ctx) => {
     const session = adminSession(ctx) ?? undefined;
+    await deps.sharedJournal?.clear(session);
     deps.journal.clear(session);
-    deps.controls.reset(session);
+    await deps.controls.reset(session);
     ctx.status = 204;
   });
 }

@@ -12,7 +12,9 @@ import type { RepeatCounter } from "../session/repeats.js";
 import type { ScenarioRegistry } from "../scenario/registry.js";
 import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
-import type { SessionControls } from "../session/controls.js";
+import type { Controls } from "../session/controls.js";
+import type { SharedJournal } from "../journal/shared.js";
+import type { RunBus } from "../store/redis-runs.js";
 import { addAdminRoutes } from "./admin.js";
 import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
@@ -33,8 +35,12 @@ export interface AppDeps {
   runs: Runs;
   /** Every request received, for tests to assert on. */
   journal: Journal;
-  /** Per-session `use()` and `enqueue()` controls. */
-  controls: SessionControls;
+  /** Per-session `use()` and `enqueue()` controls (in memory, or shared in Redis). */
+  controls: Controls;
+  /** With a shared store: every process's journal entries, which the admin routes list. */
+  sharedJournal?: SharedJournal;
+  /** With a shared store: cancels passed to the process that plays a background run. */
+  runBus?: RunBus;
   /** Serve the `/__mock/` admin routes (journal and controls). */
   admin: boolean;
   seed: number;

@@ -110,9 +110,12 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   }
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const header = controls.scenario;
+  // A shared store fetches the chain first; the memory store is read as it is, with no wait.
+  if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
   const items = conversationOf(deps, request, sessionStore(deps.store, session));
-  // A queued answer or use() of the session applies unless the header names a scenario.
-  const forced = header ? undefined : deps.controls.take(session);
+  // A queued answer or use() of the session applies unless the header names a scenario (shared controls are read from Redis).
+  const taken = header ? undefined : deps.controls.take(session);
+  const forced = taken instanceof Promise ? await taken : taken;
   const seedString = requestSeed(controls.seed ?? deps.seed, request);
   const repeat = deps.repeats.next(RepeatCounter.key(seedString, session));
   // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
@@ -135,7 +138,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     const record = storedRecord(request, answer, session, first.response)!;
     // The answer is the response as it starts (queued), whatever the run does before it is written.
     const body = responseBody(dialect, record.response, plan);
-    deps.store.put(record);
+    await deps.store.put(record);
     const schedule = scheduleOf(controls, deps, answer);
     const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
     if (request.stream) {
@@ -147,7 +150,11 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     return sendJson(res, 200, body, answerHeaders());
   }
 
-  if (request.store !== false) deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
+  if (request.store !== false) {
+    // A shared store's write is awaited: whichever process is asked next sees the response.
+    const saved = deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
+    if (saved) await saved;
+  }
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();
 

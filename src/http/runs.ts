@@ -20,6 +20,8 @@ export class Run {
   private readonly listeners = new Set<Listener>();
   private readonly abort = new AbortController();
   readonly finished: Promise<void>;
+  /** The store's last write of the record (a shared store's is asynchronous; its failure is reported by the store). */
+  private write: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly record: StoredResponse,
@@ -56,8 +58,15 @@ export class Run {
   }
 
   private save() {
-    // Keep the record in the store while it runs, unless it was deleted.
-    if (this.store.get(this.id) === this.record) this.store.put(this.record);
+    // Keep the record in the store while it runs, unless it was deleted (or evicted).
+    if (this.store.get(this.id) === undefined) return;
+    const written = this.store.put(this.record);
+    if (written) this.write = written.catch(() => undefined);
+  }
+
+  /** Resolves once the store holds what the run last wrote (at once in memory). */
+  written(): Promise<void> {
+    return this.write;
   }
 
   private finish(state: "ended" | "cancelled") {

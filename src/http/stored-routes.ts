@@ -11,7 +11,7 @@ import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect
 import { answerIds, compactConversation, countInputTokens, createRng, requestSeed, type Plan } from "../generate/index.js";
 import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
-import { eventsOf } from "../store/response-store.js";
+import { eventsOf, type StoredResponse } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
 import { strictHeader } from "./control-headers.js";
 import { conversationOf, readObjectBody } from "./responses.js";
@@ -25,8 +25,9 @@ import { parseWithPolicy, type PolicySchemas } from "./validate.js";
 const notFound = (id: string) =>
   new ApiError({ status: 404, type: "not_found", code: "not_found", param: "response_id", message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).` });
 
-/** A stored response, as the request's session sees it; 404 otherwise. */
-function stored(ctx: Context, deps: AppDeps, id: string) {
+/** A stored response, as the request's session sees it (a shared store fetches it first); 404 otherwise. */
+async function stored(ctx: Context, deps: AppDeps, id: string) {
+  if (deps.store.load) await deps.store.load(id);
   const record = sessionStore(deps.store, sessionOfContext(ctx)).get(id);
   if (!record) throw notFound(id);
   return record;
@@ -113,41 +114,80 @@ const CompactBodies: PolicySchemas<CompactBody> = { superset: CompactBody, stric
 /** Whether a request is read against the spec alone: its x-mock-strict, else the server's option. */
 const strictOf = (ctx: Context, deps: AppDeps) => ({ strict: strictHeader(ctx) ?? deps.strict ?? false });
 
+/** Whether a response is still being played (by some process). */
+const isRunning = (record: StoredResponse) => record.response.status === "queued" || record.response.status === "in_progress";
+
+/**
+ * Cancels the background run of a response, wherever it plays: here, or
+ * (with a shared store) in the process that plays it, which writes the
+ * cancelled record before it answers. Returns the response as it then stands.
+ */
+async function cancelRun(deps: AppDeps, id: string, record: StoredResponse): Promise<StoredResponse["response"]> {
+  const run = deps.runs.get(id);
+  if (run) {
+    const response = run.cancel();
+    await run.written();
+    return response;
+  }
+  if (!deps.runBus || !deps.store.load || !isRunning(record)) return record.response;
+  await deps.runBus.cancel(id);
+  await deps.store.load(id);
+  return deps.store.get(id)?.response ?? record.response;
+}
+
+/** How often a stream of a run played by another process looks at the shared store. */
+const FOLLOW_POLL_MS = 50;
+
+/** Waits until a run another process plays has ended (or the client left): the record as it then stands, or undefined once deleted. */
+async function endedElsewhere(ctx: Context, deps: AppDeps, id: string): Promise<StoredResponse | undefined> {
+  let record = deps.store.get(id);
+  while (record && isRunning(record) && !ctx.res.destroyed) {
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+    await deps.store.load!(id);
+    record = deps.store.get(id);
+  }
+  return record;
+}
+
 export function storedRoutes(deps: AppDeps) {
   return {
     async retrieve(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(ctx, deps, id);
+      const record = await stored(ctx, deps, id);
       const run = deps.runs.get(id);
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
         const dialect = dialectOf(ctx, deps);
-        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after, dialect)) : replay(ctx, eventsOf(record), after, dialect, record.plan);
+        if (run && run.state === "running") return ((ctx.respond = false), followRun(ctx.res, run, after, dialect));
+        // A run another process plays is replayed once it has ended there.
+        const ended = deps.runBus && isRunning(record) ? await endedElsewhere(ctx, deps, id) : record;
+        if (!ended) throw notFound(id);
+        return replay(ctx, eventsOf(ended), after, dialect, ended.plan);
       }
       json(ctx, deps, record.response, record.plan);
     },
 
-    remove(ctx: Context) {
+    async remove(ctx: Context) {
       const id = ctx.params.id as string;
-      stored(ctx, deps, id);
-      deps.runs.get(id)?.cancel();
-      deps.store.delete(id);
+      const record = await stored(ctx, deps, id);
+      await cancelRun(deps, id, record);
+      if (deps.store.remove) await deps.store.remove(id);
+      else deps.store.delete(id);
       json(ctx, deps, { id, object: "response.deleted", deleted: true });
     },
 
-    cancel(ctx: Context) {
+    async cancel(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(ctx, deps, id);
+      const record = await stored(ctx, deps, id);
       if (!record.response.background) {
         throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_request", param: "response_id", message: `Response '${id}' was not created with background: true; only background responses can be cancelled.` });
       }
-      const run = deps.runs.get(id);
-      json(ctx, deps, run ? run.cancel() : record.response, record.plan);
+      json(ctx, deps, await cancelRun(deps, id, record), record.plan);
     },
 
-    inputItems(ctx: Context) {
+    async inputItems(ctx: Context) {
       const id = ctx.params.id as string;
-      const record = stored(ctx, deps, id);
+      const record = await stored(ctx, deps, id);
       const limit = queryInt(ctx, "limit", 1, 100, 20);
       const order = ctx.query.order ?? "desc";
       if (order !== "asc" && order !== "desc") {
@@ -168,6 +208,7 @@ export function storedRoutes(deps: AppDeps) {
     async inputTokens(ctx: Context) {
       const policy = strictOf(ctx, deps);
       const request = parseWithPolicy(InputTokensBody, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
+      if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
@@ -177,6 +218,7 @@ export function storedRoutes(deps: AppDeps) {
       const body = parseWithPolicy(CompactBodies, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
       const seed = requestSeed(deps.seed, body);
       const session = sessionOfContext(ctx);
+      if (deps.store.load && body.previous_response_id) await deps.store.load(body.previous_response_id);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);
       const id = answerIds(createRng(seed), dialectOf(ctx, deps).ids, seed, session, repeat).response();
       const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, session)), id);

@@ -292,11 +292,14 @@ class Connection {
     }
     const base = request.previous_response_id ?? undefined;
     try {
+      // A shared store fetches the chain first (a response of this connection is at hand already).
+      if (deps.store.load && base !== undefined && !this.cache.has(base)) await deps.store.load(base);
       const items = conversationOf(deps, request, this.lookup);
       const seedString = requestSeed(settings.seed, request);
       // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
       // A queued answer or use() of the session applies unless the header names a scenario.
-      const selection = selectScenario(deps.registry, request, items, settings.scenario, settings.scenario ? undefined : deps.controls.take(settings.session));
+      const taken = settings.scenario ? undefined : deps.controls.take(settings.session);
+      const selection = selectScenario(deps.registry, request, items, settings.scenario, taken instanceof Promise ? await taken : taken);
       entry.scenario = selection.scenario.name;
       entry.reason = selection.reason;
       const answer = answerRequest({
@@ -317,7 +320,10 @@ class Connection {
       const record = storedRecord({ ...request, store: true }, answer, settings.session);
       const failed = answer.events.some((e) => e.type === "error" || e.type === "response.failed");
       if (record) {
-        if (request.store !== false) deps.store.put(record);
+        if (request.store !== false) {
+          const saved = deps.store.put(record);
+          if (saved) await saved;
+        }
         if (!failed) this.remember(record);
       }
       // A failed continuation evicts the response it built on.

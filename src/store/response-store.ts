@@ -29,10 +29,20 @@ export const eventsOf = (record: StoredResponse): StreamEvent[] => record.events
 
 export interface ResponseStore {
   get(id: string): StoredResponse | undefined;
-  put(record: StoredResponse): void;
+  /** Keeps a record; a shared store returns the write in flight (its failure is the client's 503), the memory store nothing. */
+  put(record: StoredResponse): void | Promise<void>;
   delete(id: string): boolean;
   /** Number of responses held. */
   readonly size: number;
+  /**
+   * A shared store (Redis) only: fetches `id` and the responses it continues
+   * (its `previous_response_id` chain) into the local view, so that the
+   * synchronous `get`s that follow see them as every process does now. The
+   * memory store has none: its callers never wait.
+   */
+  load?(id: string): Promise<void>;
+  /** A shared store only: deletes a record everywhere; resolves with whether it was there. */
+  remove?(id: string): Promise<boolean>;
 }
 
 /** An in-memory store holding at most `limit` responses; the oldest go first. */

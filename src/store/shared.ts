@@ -1,0 +1,43 @@
+/**
+ * The state a server shares with other processes when `store` names Redis:
+ * the response store, the session controls, background runs' cancels and
+ * the journal's shared view, over one connection. Nothing here (nor the
+ * `redis` package) is loaded for the default in-memory store.
+ */
+import type { Runs } from "../http/runs.js";
+import type { SharedJournal } from "../journal/shared.js";
+import type { ResolvedServerOptions } from "../options.js";
+import type { Controls } from "../session/controls.js";
+import type { ResponseStore } from "./response-store.js";
+import type { RunBus } from "./redis-runs.js";
+import { parseStoreUrl } from "./store-url.js";
+
+export interface Shared {
+  store: ResponseStore;
+  controls: Controls;
+  journal: SharedJournal;
+  /** Starts listening for cancels of this process's runs (once the runs exist). */
+  startRuns(runs: Runs): Promise<RunBus>;
+  close(): Promise<void>;
+}
+
+/** Connects to the store the options name; undefined for the memory store. A StoreConnectError when Redis cannot be reached. */
+export async function connectShared(options: Pick<ResolvedServerOptions, "store" | "storeLimit" | "journalLimit" | "journalBytes">, report: (line: string) => void): Promise<Shared | undefined> {
+  const location = parseStoreUrl(options.store);
+  if (typeof location === "string" || location.kind === "memory") return undefined;
+  const [{ RedisLink }, { RedisResponseStore }, { RedisControls }, { RunBus }, { SharedJournal }] = await Promise.all([
+    import("./redis-client.js"),
+    import("./redis-store.js"),
+    import("./redis-controls.js"),
+    import("./redis-runs.js"),
+    import("../journal/shared.js"),
+  ]);
+  const link = await RedisLink.connect(location.url, location.display, report);
+  return {
+    store: new RedisResponseStore(link, options.storeLimit),
+    controls: new RedisControls(link),
+    journal: new SharedJournal(link, options.journalLimit, options.journalBytes),
+    startRuns: (runs) => RunBus.start(link, runs),
+    close: () => link.close(),
+  };
+}
