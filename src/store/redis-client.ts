@@ -51,11 +51,13 @@ export const storeUnavailable = (display: string, err: unknown) =>
     headers: { "retry-after": "1" },
   });
 
+/** What went wrong, short: the system error's code (ECONNREFUSED) when there is one. */
 const errorText = (err: unknown): string => {
   const e = err as { code?: string; message?: string; errors?: unknown[] } | undefined;
   if (e?.code) return e.code;
   if (Array.isArray(e?.errors) && e.errors.length > 0) return errorText(e.errors[0]);
-  return (e?.message ?? String(err)).slice(0, 200);
+  const message = e?.message ?? String(err);
+  return (/\b(E[A-Z]{3,})\b/.exec(message)?.[1] ?? message).slice(0, 200);
 };
 
 /** The connection of one process: run a command (a 503 ApiError when Redis is gone), send one without waiting, subscribe. */
@@ -88,8 +90,8 @@ export class RedisLink {
     const client = make();
     const subscriber = make();
     const link = new RedisLink(client, subscriber, display, report);
-    // Without a listener, a client's error would be thrown and end the process.
-    for (const c of [client, subscriber]) c.on("error", (err: unknown) => link.complain(err));
+    // Without a listener, a client's error would be thrown and end the process. At start, the connect error says it all.
+    for (const c of [client, subscriber]) c.on("error", (err: unknown) => connected && link.complain(err));
     try {
       await client.connect();
       await subscriber.connect();
