@@ -87,6 +87,8 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
   const dialect: Dialect = controls.dialect ?? deps.dialect;
   const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
   const session = sessionOf(headers.get("x-mock-session") || undefined);
+  // A shared store (--store redis://…) fetches the chain first.
+  if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
   const items = conversationOf(deps, request, sessionStore(deps.store, session));
   const stream = request.stream === true;
   const chat = buildChatRequest(request, items, stream);
