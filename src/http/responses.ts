@@ -138,7 +138,8 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     const record = storedRecord(request, answer, session, first.response)!;
     // The answer is the response as it starts (queued), whatever the run does before it is written.
     const body = responseBody(dialect, record.response, plan);
-    await deps.store.put(record);
+    const saved = deps.store.put(record);
+    if (saved) await saved;
     const schedule = scheduleOf(controls, deps, answer);
     const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
     if (request.stream) {
