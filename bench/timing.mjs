@@ -18,7 +18,7 @@
 //   --workers N   passed to our server (`serve --workers N`); the floor runs N processes too
 //   --rounds N    floor and ours N times each, interleaved; figures are medians of the rounds
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -57,6 +57,31 @@ function capture(baseURL) {
     req.on("error", reject);
     req.end(JSON.stringify(BODY));
   });
+}
+
+/**
+ * CPU seconds (user + system) used so far by a process and its children (the workers of
+ * --workers), from Linux /proc; NaN elsewhere. CPU time, unlike lateness, hardly depends on
+ * what else runs on the machine.
+ */
+function cpuSeconds(pid) {
+  try {
+    const tick = 100; // USER_HZ on Linux
+    const stat = (p) => readFileSync(`/proc/${p}/stat`, "utf8").slice(readFileSync(`/proc/${p}/stat`, "utf8").lastIndexOf(")") + 2).split(" ");
+    const tree = [pid];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (Number(stat(entry)[1]) === pid) tree.push(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    // Fields after the name: state ppid … utime is the 12th, stime the 13th (0-based 11, 12).
+    return tree.reduce((sum, p) => sum + (Number(stat(p)[11]) + Number(stat(p)[12])) / tick, 0);
+  } catch {
+    return NaN;
+  }
 }
 
 /** Compiles the C client; null when there is no C compiler. */
@@ -191,14 +216,17 @@ export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 20
         await Promise.all(Array.from({ length: 20 }, () => capture(server.baseURL)));
       }
       const raw = rawRequest(url, headers);
+      const cpuBefore = cpuSeconds(server.pid);
       let records;
       if (bin) {
         const file = join(dir, `${which}.http`);
         writeFileSync(file, raw);
         records = await runNative(bin, url, STREAMS, RAMP_MS, file, deadlineMs);
       } else records = await runNode(url, STREAMS, RAMP_MS, raw, deadlineMs);
+      const cpu = cpuSeconds(server.pid) - cpuBefore;
       await server.stop();
-      return analyse(records, { streams: STREAMS, intervalMs: CHUNK_MS });
+      const result = analyse(records, { streams: STREAMS, intervalMs: CHUNK_MS });
+      return { ...result, cpu, cpuPerEventUs: (cpu * 1e6) / result.events };
     };
 
     const runs = { floor: [], ours: [] };
@@ -206,7 +234,7 @@ export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 20
       for (const which of r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"]) {
         const result = await runOne(which);
         runs[which].push(result);
-        log(`round ${r + 1}, ${which}: p99 ${fmt(result.lateness.p99)} ms, ${result.complete}/${STREAMS} complete`);
+        log(`round ${r + 1}, ${which}: p99 ${fmt(result.lateness.p99)} ms, ${result.complete}/${STREAMS} complete, CPU ${fmt(result.cpu)} s`);
       }
     }
     const ratios = runs.ours.map((o, i) => o.lateness.p99 / runs.floor[i].lateness.p99);
@@ -269,6 +297,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   row(`heads within ${HEAD_AT_ONCE_MS} ms`, `${floor.atOnce}/${r.streams}`, `${ours.atOnce}/${r.streams}`);
   row("streams complete ([DONE])", `${floor.complete}/${r.streams}`, `${ours.complete}/${r.streams}`);
   row("events delivered", floor.events, ours.events);
+  row("server CPU, µs per event", fmt(floor.cpuPerEventUs, 1), fmt(ours.cpuPerEventUs, 1), `   ratio ${fmt(ours.cpuPerEventUs / floor.cpuPerEventUs)}× (user + system, all its processes)`);
   if (r.rounds > 1) console.log(`  p99 per round (floor / ours): ${r.runs.floor.map((f, i) => `${fmt(f.lateness.p99, 1)} / ${fmt(r.runs.ours[i].lateness.p99, 1)}`).join(", ")}`);
   process.exit(0);
 }

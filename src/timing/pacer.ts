@@ -63,6 +63,9 @@ export function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOp
   return new Promise<PlayResult>((resolve) => new Player(schedule, sink, options, resolve).begin());
 }
 
+/** Hanging: the slot stays current after each heartbeat. */
+const stay = (): void => undefined;
+
 /** Slots one at a time, with a look at the next (what the heartbeat rule needs). */
 interface SlotCursor {
   next(): Slot | undefined;
@@ -171,11 +174,11 @@ class Player implements Task {
             }
             return this.waitUntil(idleDue);
           }
-          this.write(sink.heartbeat(), () => (this.current = this.cursor.next()));
+          this.write(sink.heartbeat(), now, this.advance);
           break;
         }
         case "event":
-          this.write(sink.event(slot.index), () => (this.current = this.cursor.next()));
+          this.write(sink.event(slot.index), now, this.advance);
           break;
         case "done":
           sink.end();
@@ -188,20 +191,25 @@ class Player implements Task {
           if (schedule.heartbeatMs <= 0) return void sink.flush?.();
           const idleDue = this.lastWrite + schedule.heartbeatMs;
           if (now < idleDue) return this.waitUntil(idleDue);
-          this.write(sink.heartbeat(), () => undefined);
+          this.write(sink.heartbeat(), now, stay);
           break;
         }
       }
     }
   }
 
-  /** Takes a sink's answer to a write: goes on at once, waits for it, or stops. */
-  private write(ok: boolean | Promise<boolean>, advance: () => void): void {
+  /** Moves on to the next slot, once the current one is delivered. */
+  private readonly advance = (): void => {
+    this.current = this.cursor.next();
+  };
+
+  /** Takes a sink's answer to a write made at `now`: goes on at once, waits for it, or stops. */
+  private write(ok: boolean | Promise<boolean>, now: number, then: () => void): void {
     if (ok === true) {
-      this.lastWrite = this.options.clock.now();
-      advance();
+      this.lastWrite = now;
+      then();
     } else if (ok === false) this.finish("aborted");
-    else this.await(ok, advance);
+    else this.await(ok, then);
   }
 
   private finish(result: PlayResult): void {
