@@ -60,7 +60,7 @@ export interface PlayOptions {
  * returns; the rest at their times. Resolves how the stream ended.
  */
 export function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
-  return new Promise<PlayResult>((resolve) => new Player(schedule, sink, options, resolve).begin());
+  return new Promise<PlayResult>((resolve, reject) => new Player(schedule, sink, options, resolve, reject).begin());
 }
 
 /** Hanging: the slot stays current after each heartbeat. */
@@ -103,6 +103,7 @@ class Player implements Task {
     private readonly sink: PaceSink,
     private readonly options: PlayOptions,
     private readonly resolve: (result: PlayResult) => void,
+    private readonly reject: (err: unknown) => void,
   ) {
     this.scheduler = schedulerOf(options.clock);
     this.cursor = cursorOf(schedule);
@@ -113,14 +114,30 @@ class Player implements Task {
     const { signal } = this.options;
     signal?.addEventListener("abort", this.onAbort, { once: true });
     this.current = this.cursor.next();
-    this.step();
+    this.safeStep();
   }
 
   private readonly onAbort = (): void => this.finish("aborted");
 
   run(): void {
     this.burst = 0;
-    this.step();
+    this.safeStep();
+  }
+
+  /**
+   * Steps, and turns a sink that throws into this play's rejection: the shared tick
+   * goes on for every other stream.
+   */
+  private safeStep(): void {
+    try {
+      this.step();
+    } catch (err) {
+      if (this.finished) return;
+      this.finished = true;
+      this.scheduler.cancel(this);
+      this.options.signal?.removeEventListener("abort", this.onAbort);
+      this.reject(err);
+    }
   }
 
   /** Registers to run at `due`, sending what is pending first (never held past its time). */
@@ -139,7 +156,7 @@ class Player implements Task {
         if (!ok) return this.finish("aborted");
         this.lastWrite = this.options.clock.now();
         then();
-        this.step();
+        this.safeStep();
       },
       () => this.finish("aborted"),
     );

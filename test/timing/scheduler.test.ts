@@ -304,3 +304,23 @@ describe("fairness of late streams on the shared tick", () => {
     expect(log.filter((x) => x === "a")).toHaveLength(40);
   });
 });
+
+describe("a sink that throws", () => {
+  it("rejects its own play only; the other streams on the tick go on, and no timer is left", async () => {
+    const clock = new ManualClock();
+    const bad = new RecordingSink(clock);
+    bad.event = (i) => {
+      if (i === 2) throw new Error("render failed");
+      return true;
+    };
+    const good = new RecordingSink(clock);
+    const pBad = playSchedule(evenly(5, 20), bad, { clock, start: 0 });
+    const pGood = playSchedule(evenly(5, 20), good, { clock, start: 0 });
+    const badResult = pBad.catch((err: Error) => err.message);
+    await clock.advance(100);
+    expect(await badResult).toBe("render failed");
+    expect(await pGood).toBe("done");
+    expect(good.delivered.map((d) => d.t)).toEqual([0, 20, 40, 60, 80]);
+    expect(clock.pending).toBe(0);
+  });
+});
