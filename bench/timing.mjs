@@ -281,7 +281,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const r = await measurePacing({ ...args, log: (line) => console.error(line) });
   const { floor, ours } = r;
-  const col = (x) => String(x).padStart(14);
+  const col = (x) => ` ${String(x).padStart(17)}`;
   const row = (label, f, o, extra = "") => console.log(`  ${label.padEnd(30)}${col(f)}${col(o)}${extra}`);
   const ms = (x) => `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)}`;
   console.log(
