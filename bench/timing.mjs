@@ -12,7 +12,8 @@
 //
 // The client is bench/sse-client.c, compiled here with `cc`. Without a C compiler the
 // same measurement is made by a Node client in this process (printed as such): it shares
-// this process's event loop, so its figures are higher for both servers.
+// this process's event loop, so its figures are higher for both servers. BENCH_NODE_CLIENT=1
+// uses the Node client even where cc is present.
 //
 // Usage: node bench/timing.mjs [STREAMS=500] [INTERVAL_MS=20] [RAMP_MS=2000] [--workers N] [--rounds N]
 //   --workers N   passed to our server (`serve --workers N`); the floor runs N processes too
@@ -198,7 +199,7 @@ export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 20
     writeFileSync(answerFile, JSON.stringify(answer));
     const eventsPerStream = answer.frames.length;
 
-    const bin = compileClient(dir);
+    const bin = process.env.BENCH_NODE_CLIENT ? null : compileClient(dir);
     const deadlineMs = RAMP_MS + eventsPerStream * CHUNK_MS + DEADLINE_SLACK_MS;
     const payload = JSON.stringify(BODY);
     const rawRequest = (url, headers) =>
@@ -286,7 +287,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const ms = (x) => `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)}`;
   console.log(
     `timing benchmark — ${r.streams} streams opened over ${r.rampMs} ms, ${r.chunkMs} ms per event, ${r.eventsPerStream} frames each; ` +
-      `${r.client} client${r.client === "Node" ? " (no C compiler: the client shares this process, figures are high for both)" : ""}; ` +
+      `${r.client} client${r.client === "Node" ? " (no C compiler, or BENCH_NODE_CLIENT set: the client shares this process, figures are high for both)" : ""}; ` +
       `${r.workers} process${r.workers > 1 ? "es" : ""} each; ${r.rounds > 1 ? `median of ${r.rounds} interleaved rounds` : "1 round"}`,
   );
   row("", "floor", "ours");
