@@ -3,9 +3,17 @@
  * absolute time from the start (so lateness never accumulates), heartbeats
  * while idle, [DONE], or a drop/hang fault. It stops at once when the client
  * goes away and leaves no timer behind. Tests drive it with a ManualClock.
+ *
+ * Streams do not hold a timer each: a stream waiting for its next frame is
+ * registered with its clock's scheduler (scheduler.ts), which wakes every
+ * stream due in one tick of one timer. A stream is a small state machine
+ * rather than an async loop, so a frame costs no promise and no timer; it
+ * awaits only a sink that has to wait (a full socket buffer), and then only
+ * that stream waits.
  */
-import type { Clock, TimerHandle } from "./clock.js";
-import type { Schedule } from "./schedule.js";
+import type { Clock } from "./clock.js";
+import type { Schedule, Slot } from "./schedule.js";
+import { schedulerOf, type Task, type TickScheduler } from "./scheduler.js";
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
@@ -47,100 +55,186 @@ export interface PlayOptions {
   signal?: AbortLike;
 }
 
-/** Plays a schedule into a sink. */
-export async function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
-  const { clock, start, signal } = options;
-  let timer: TimerHandle | undefined;
-  let wake: (() => void) | undefined;
-  const onAbort = () => {
-    if (timer !== undefined) clock.clearTimeout(timer);
-    timer = undefined;
-    wake?.();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
+/**
+ * Plays a schedule into a sink. Frames already due are delivered before it
+ * returns; the rest at their times. Resolves how the stream ended.
+ */
+export function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
+  return new Promise<PlayResult>((resolve, reject) => new Player(schedule, sink, options, resolve, reject).begin());
+}
 
-  /** Resolves at `target` (clock ms), or at once on abort. Never early. */
-  const waitUntil = (target: number) =>
-    new Promise<void>((resolve) => {
-      const ms = target - clock.now();
-      if (ms <= 0 || signal?.aborted) return resolve();
-      sink.flush?.();
-      wake = resolve;
-      timer = clock.setTimeout(() => {
-        timer = undefined;
-        wake = undefined;
-        resolve();
-      }, Math.ceil(ms));
-    });
+/** Hanging: the slot stays current after each heartbeat. */
+const stay = (): void => undefined;
 
-  let lastWrite = start;
-  const written = (ok: boolean) => {
-    lastWrite = clock.now();
-    return ok;
-  };
-  const heartbeat = async () => written(await sink.heartbeat());
+/** Slots one at a time, with a look at the next (what the heartbeat rule needs). */
+interface SlotCursor {
+  next(): Slot | undefined;
+  peek(): Slot | undefined;
+}
 
-  try {
-    const { slots } = schedule;
-    /** Frames delivered since the last wait or yield. */
-    let burst = 0;
-    for (let s = 0; s < slots.length; s++) {
-      const slot = slots[s];
+function cursorOf(schedule: Schedule): SlotCursor {
+  const { slots } = schedule;
+  let i = 0;
+  return { next: () => slots[i++], peek: () => slots[i] };
+}
+
+/**
+ * One paced stream. `step` delivers every slot due by now, then either
+ * registers with the scheduler for the next one, waits for a sink that has to
+ * wait, or finishes. The state is where it stands in the schedule: the
+ * current slot (taken from the cursor, not yet delivered).
+ */
+class Player implements Task {
+  due = 0;
+  slot = -1;
+  private readonly scheduler: TickScheduler;
+  private readonly cursor: SlotCursor;
+  private current: Slot | undefined;
+  /** When the last frame was written (the idle interval of heartbeats counts from it). */
+  private lastWrite: number;
+  /** Frames delivered since the last wait or yield. */
+  private burst = 0;
+  /** Waiting for a sink's promise (a full socket buffer). */
+  private writing = false;
+  private finished = false;
+
+  constructor(
+    private readonly schedule: Schedule,
+    private readonly sink: PaceSink,
+    private readonly options: PlayOptions,
+    private readonly resolve: (result: PlayResult) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    this.scheduler = schedulerOf(options.clock);
+    this.cursor = cursorOf(schedule);
+    this.lastWrite = options.start;
+  }
+
+  begin(): void {
+    const { signal } = this.options;
+    signal?.addEventListener("abort", this.onAbort, { once: true });
+    this.current = this.cursor.next();
+    this.safeStep();
+  }
+
+  private readonly onAbort = (): void => this.finish("aborted");
+
+  run(): void {
+    this.burst = 0;
+    this.safeStep();
+  }
+
+  /**
+   * Steps, and turns a sink that throws into this play's rejection: the shared tick
+   * goes on for every other stream.
+   */
+  private safeStep(): void {
+    try {
+      this.step();
+    } catch (err) {
+      if (this.finished) return;
+      this.finished = true;
+      this.scheduler.cancel(this);
+      this.options.signal?.removeEventListener("abort", this.onAbort);
+      this.reject(err);
+    }
+  }
+
+  /** Registers to run at `due`, sending what is pending first (never held past its time). */
+  private waitUntil(due: number): void {
+    this.sink.flush?.();
+    this.scheduler.schedule(this, due);
+  }
+
+  /** Awaits a sink that has to wait; the stream goes on when it resolves (and stops if the client went). */
+  private await(pending: Promise<boolean>, then: () => void): void {
+    this.writing = true;
+    pending.then(
+      (ok) => {
+        this.writing = false;
+        if (this.finished) return;
+        if (!ok) return this.finish("aborted");
+        this.lastWrite = this.options.clock.now();
+        then();
+        this.safeStep();
+      },
+      () => this.finish("aborted"),
+    );
+  }
+
+  /** Delivers what is due; returns once the stream waits or has finished. */
+  private step(): void {
+    const { clock, start, signal } = this.options;
+    const { sink, schedule } = this;
+    while (!this.finished && !this.writing) {
+      if (signal?.aborted) return this.finish("aborted");
+      const slot = this.current;
+      if (slot === undefined) return this.finish("done");
       const due = start + slot.at;
       const now = clock.now();
-      if (due > now) {
-        await waitUntil(due);
-        burst = 0;
-      } else if (now - due > LATE_MS && ++burst > BURST && clock.yieldTurn) {
+      if (due > now) return this.waitUntil(due);
+      if (slot.kind !== "hang" && now - due > LATE_MS && ++this.burst > BURST && clock.yieldTurn) {
         // Behind schedule (an overloaded server): send what is due, let other streams and
         // requests have a turn, then go on. Frames just due go out together without yielding.
-        sink.flush?.();
-        await clock.yieldTurn();
-        burst = 0;
+        return this.waitUntil(now);
       }
-      if (signal?.aborted) return "aborted";
       switch (slot.kind) {
         case "heartbeat": {
           // A late write moves the idle interval: send the heartbeat once the stream has really
           // been idle that long, unless the next frame comes first.
-          const due = lastWrite + schedule.heartbeatMs;
-          if (clock.now() < due) {
-            const next = slots[s + 1];
-            if (next && start + next.at <= due) break;
-            await waitUntil(due);
-            if (signal?.aborted) return "aborted";
+          const idleDue = this.lastWrite + schedule.heartbeatMs;
+          if (now < idleDue) {
+            const next = this.cursor.peek();
+            if (next && start + next.at <= idleDue) {
+              this.current = this.cursor.next();
+              break;
+            }
+            return this.waitUntil(idleDue);
           }
-          if (!(await heartbeat())) return "aborted";
+          this.write(sink.heartbeat(), now, this.advance);
           break;
         }
-        case "event": {
-          const ok = sink.event(slot.index);
-          if (!written(typeof ok === "boolean" ? ok : await ok)) return "aborted";
+        case "event":
+          this.write(sink.event(slot.index), now, this.advance);
           break;
-        }
         case "done":
           sink.end();
-          return "done";
+          return this.finish("done");
         case "drop":
           sink.destroy();
-          return "dropped";
-        case "hang":
-          // Never finish: keep the connection alive until the client gives up.
-          for (;;) {
-            if (schedule.heartbeatMs > 0) await waitUntil(lastWrite + schedule.heartbeatMs);
-            else {
-              sink.flush?.();
-              await new Promise<void>((resolve) => (signal?.aborted ? resolve() : (wake = resolve)));
-            }
-            if (signal?.aborted) return "aborted";
-            if (!(await heartbeat())) return "aborted";
-          }
+          return this.finish("dropped");
+        case "hang": {
+          // Never finish: keep the connection alive with heartbeats until the client gives up.
+          if (schedule.heartbeatMs <= 0) return void sink.flush?.();
+          const idleDue = this.lastWrite + schedule.heartbeatMs;
+          if (now < idleDue) return this.waitUntil(idleDue);
+          this.write(sink.heartbeat(), now, stay);
+          break;
+        }
       }
     }
-    return "done";
-  } finally {
-    sink.flush?.();
-    signal?.removeEventListener("abort", onAbort);
-    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+
+  /** Moves on to the next slot, once the current one is delivered. */
+  private readonly advance = (): void => {
+    this.current = this.cursor.next();
+  };
+
+  /** Takes a sink's answer to a write made at `now`: goes on at once, waits for it, or stops. */
+  private write(ok: boolean | Promise<boolean>, now: number, then: () => void): void {
+    if (ok === true) {
+      this.lastWrite = now;
+      then();
+    } else if (ok === false) this.finish("aborted");
+    else this.await(ok, then);
+  }
+
+  private finish(result: PlayResult): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.scheduler.cancel(this);
+    this.sink.flush?.();
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    this.resolve(result);
   }
 }

@@ -1,0 +1,151 @@
+/**
+ * One timer for all paced streams of a clock. Each stream registers the time
+ * it is next due; the scheduler keeps them in a min-heap and holds a single
+ * clock timer for the earliest. When it fires, every stream due by then runs
+ * in the same tick, earliest first, so frames due together go out together
+ * and thousands of streams cost one wake-up per tick, not one timer each. A
+ * stream that asks to run again at once (it is behind and yields) runs after
+ * one turn of the event loop (`Clock.yieldTurn`), not within the same tick.
+ * With nothing registered, no timer is left.
+ */
+import type { Clock, TimerHandle } from "./clock.js";
+
+/** Something the scheduler runs when it is due. */
+export interface Task {
+  /** Runs the task; it registers itself again if it has more to do. */
+  run(now: number): void;
+  /** Clock time (ms) it is due; set by `schedule`. */
+  due: number;
+  /** Its place in the heap, -1 when not registered. Owned by the scheduler. */
+  slot: number;
+}
+
+export class TickScheduler {
+  private readonly heap: Task[] = [];
+  private timer: TimerHandle | undefined;
+  /** When the timer fires (clock ms); Infinity with no timer. */
+  private timerAt = Infinity;
+  /** A turn of the event loop has been asked for (yieldTurn). */
+  private turnPending = false;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Number of registered tasks. */
+  get size(): number {
+    return this.heap.length;
+  }
+
+  /** Registers `task` to run at `due` (clock ms), or moves it there if it is registered already. */
+  schedule(task: Task, due: number): void {
+    if (task.slot >= 0) this.remove(task);
+    task.due = due;
+    task.slot = this.heap.length;
+    this.heap.push(task);
+    this.up(task.slot);
+    this.arm();
+  }
+
+  /** Unregisters `task` (harmless if it is not registered); leaves no timer when none is left. */
+  cancel(task: Task): void {
+    if (task.slot < 0) return;
+    this.remove(task);
+    if (this.heap.length === 0) this.disarm();
+  }
+
+  /** Runs every task due by now, earliest first; tasks that register again for now run after a turn. */
+  private readonly tick = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.turnPending = false;
+    const now = this.clock.now();
+    const due: Task[] = [];
+    while (this.heap.length > 0 && this.heap[0].due <= now) {
+      const task = this.heap[0];
+      this.remove(task);
+      due.push(task);
+    }
+    for (const task of due) task.run(now);
+    this.arm();
+  };
+
+  /** Keeps the one timer (or turn) set for the earliest task. */
+  private arm(): void {
+    if (this.heap.length === 0) return this.disarm();
+    const next = this.heap[0].due;
+    if (this.turnPending) return;
+    const now = this.clock.now();
+    if (next <= now && this.clock.yieldTurn) {
+      // Due already (a stream behind its schedule yielded): run after one turn of the loop.
+      this.disarm();
+      this.turnPending = true;
+      void this.clock.yieldTurn().then(this.tick);
+      return;
+    }
+    if (next >= this.timerAt) return;
+    this.disarm();
+    this.timerAt = next;
+    // Timers count whole ms: round up so a tick never comes before its earliest task is due.
+    this.timer = this.clock.setTimeout(this.tick, Math.max(0, Math.ceil(next - now)));
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  private remove(task: Task): void {
+    const i = task.slot;
+    const last = this.heap.pop()!;
+    task.slot = -1;
+    if (last === task) return;
+    this.heap[i] = last;
+    last.slot = i;
+    this.down(i);
+    this.up(last.slot);
+  }
+
+  private up(i: number): void {
+    const { heap } = this;
+    const task = heap[i];
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heap[p].due <= task.due) break;
+      heap[i] = heap[p];
+      heap[i].slot = i;
+      i = p;
+    }
+    heap[i] = task;
+    task.slot = i;
+  }
+
+  private down(i: number): void {
+    const { heap } = this;
+    const task = heap[i];
+    const n = heap.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && heap[r].due < heap[l].due ? r : l;
+      if (heap[c].due >= task.due) break;
+      heap[i] = heap[c];
+      heap[i].slot = i;
+      i = c;
+    }
+    heap[i] = task;
+    task.slot = i;
+  }
+}
+
+const schedulers = new WeakMap<Clock, TickScheduler>();
+
+/** The scheduler of a clock: one per clock, so every stream paced by it shares one timer. */
+export function schedulerOf(clock: Clock): TickScheduler {
+  let scheduler = schedulers.get(clock);
+  if (!scheduler) {
+    scheduler = new TickScheduler(clock);
+    schedulers.set(clock, scheduler);
+  }
+  return scheduler;
+}
