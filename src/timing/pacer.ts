@@ -119,9 +119,14 @@ class Player implements Task {
 
   private readonly onAbort = (): void => this.finish("aborted");
 
-  run(): void {
+  /** The tick's time while it runs this stream: a fired timer counts as on time (see TickScheduler). */
+  private tickNow = -Infinity;
+
+  run(now: number): void {
     this.burst = 0;
+    this.tickNow = now;
     this.safeStep();
+    this.tickNow = -Infinity;
   }
 
   /**
@@ -171,7 +176,7 @@ class Player implements Task {
       const slot = this.current;
       if (slot === undefined) return this.finish("done");
       const due = start + slot.at;
-      const now = clock.now();
+      const now = Math.max(clock.now(), this.tickNow);
       if (due > now) return this.waitUntil(due);
       if (slot.kind !== "hang" && now - due > LATE_MS && ++this.burst > BURST && clock.yieldTurn) {
         // Behind schedule (an overloaded server): send what is due, let other streams and

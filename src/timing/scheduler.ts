@@ -54,10 +54,13 @@ export class TickScheduler {
 
   /** Runs every task due by now, earliest first; tasks that register again for now run after a turn. */
   private readonly tick = (): void => {
+    // A timer that fired is on time even if the clock reads a hair before it: Node fires timers by
+    // the loop's cached time, which lags the clock. Re-arming for the last fraction of a ms would cost
+    // a whole further turn of a busy loop (and a stream late by it), so the tick counts as its time.
+    const now = Math.max(this.clock.now(), this.timer !== undefined ? this.timerAt : -Infinity);
     this.timer = undefined;
     this.timerAt = Infinity;
     this.turnPending = false;
-    const now = this.clock.now();
     const due: Task[] = [];
     while (this.heap.length > 0 && this.heap[0].due <= now) {
       const task = this.heap[0];
