@@ -20,6 +20,9 @@ import { TEST_NOW_MS } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
+/** An error answer's body. */
+type ErrorBody = { error: { type: string; code: string | null; param: string | null; message: string } };
+
 const servers: MockServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -131,7 +134,7 @@ describe("save as scenario", () => {
     ] as const) {
       const res = await admin(mock, `/requests/${seq}/scenario`);
       expect(res.status).toBe(409);
-      const { error } = await res.json();
+      const { error } = (await res.json()) as ErrorBody;
       expect(error).toMatchObject({ type: "invalid_request", code: "not_savable", param: "seq" });
       expect(error.message).toMatch(why);
     }
@@ -210,7 +213,7 @@ describe("copy as curl", () => {
     const entry = await ended(mock);
     const res = await admin(mock, `/requests/${entry.seq}/curl`);
     expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatchObject({ code: "body_not_kept", param: "seq" });
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: "body_not_kept", param: "seq" });
   });
 });
 
@@ -230,7 +233,7 @@ describe("proxied entries", () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(view.timeline.slice(-2).map((m) => m.kind)).toEqual(["done", "end"]);
     expect(view.response).toEqual(wire.events.at(-1)!.response);
-    const check = await (await admin(proxy, `/requests/${entry.seq}/check`)).json();
+    const check: unknown = await (await admin(proxy, `/requests/${entry.seq}/check`)).json();
     expect(check).toEqual({ checked: true, ok: true, violations: [] });
     expect(entry.violations).toEqual([]);
   });
@@ -241,8 +244,8 @@ describe("proxied entries", () => {
     const res = await fetch(`${proxy.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "json through the proxy" }) });
     const body = await res.json();
     const entry = await ended(proxy);
-    const view = await (await admin(proxy, `/requests/${entry.seq}/answer`)).json();
+    const view = (await (await admin(proxy, `/requests/${entry.seq}/answer`)).json()) as { timeline: { kind: string }[] };
     expect(view).toMatchObject({ kind: "json", response: body });
-    expect(view.timeline.map((m: { kind: string }) => m.kind)).toEqual(["end"]);
+    expect(view.timeline.map((m) => m.kind)).toEqual(["end"]);
   });
 });

@@ -15,6 +15,9 @@ import { startMockServer, type MockServer } from "../../src/server.js";
 import { ManualClock, fixedClock, systemClock } from "../../src/timing/clock.js";
 import { TEST_NOW_MS } from "../support/server.js";
 
+/** An error answer's body. */
+type ErrorBody = { error: { type: string; code: string | null; param: string | null; message: string } };
+
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
@@ -133,7 +136,7 @@ describe("GET /__mock/requests/stream", () => {
     for (const value of ["1001", "-1", "x"]) {
       const res = await fetch(`${mock.url}/__mock/requests/stream?backlog=${value}`);
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toMatchObject({ type: "invalid_request", param: "backlog" });
+      expect(((await res.json()) as ErrorBody).error).toMatchObject({ type: "invalid_request", param: "backlog" });
     }
   });
 });
@@ -147,7 +150,7 @@ describe("the inspector routes are admin routes", () => {
     for (const route of routes) {
       const denied = await fetch(`${mock.url}/__mock${route}`);
       expect(denied.status, route).toBe(401);
-      expect((await denied.json()).error).toMatchObject({ code: "invalid_api_key" });
+      expect(((await denied.json()) as ErrorBody).error).toMatchObject({ code: "invalid_api_key" });
       const controller = new AbortController();
       const allowed = await fetch(`${mock.url}/__mock${route}`, { headers: { authorization: "Bearer sk-inspect" }, signal: controller.signal });
       expect(allowed.status, route).toBe(200);
@@ -161,7 +164,7 @@ describe("the inspector routes are admin routes", () => {
     for (const route of routes) {
       const res = await fetch(`${mock.url}/__mock${route}`);
       expect(res.status, route).toBe(404);
-      expect((await res.json()).error.message).toMatch(/--no-admin/);
+      expect(((await res.json()) as ErrorBody).error.message).toMatch(/--no-admin/);
     }
   });
 });

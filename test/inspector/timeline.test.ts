@@ -17,6 +17,9 @@ import type { PaceSink } from "../../src/timing/pacer.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 import { TEST_NOW_MS, rawPost } from "../support/server.js";
 
+/** An error answer's body. */
+type ErrorBody = { error: { type: string; code: string | null; param: string | null; message: string } };
+
 const servers: MockServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -146,7 +149,7 @@ describe("faults and aborts on the timeline", () => {
     expect(view.timeline.map((m) => m.kind)).toEqual(["event", "event", "event", "event", "drop"]);
     expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.index)).toEqual([0, 1, 2, 3]);
     expect(view.response).toBeNull();
-    const check = await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json();
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
     expect(check).toMatchObject({ checked: true, ok: false });
     expect(check.note).toMatch(/drop fault/);
   });
@@ -196,7 +199,7 @@ describe("faults and aborts on the timeline", () => {
     expect(kinds.at(-1)).toBe("abort");
     expect(kinds.slice(0, -1).every((k) => k === "event")).toBe(true);
     expect(kinds.length - 1).toBe(entry.events);
-    const check = await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json();
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
     expect(check).toMatchObject({ checked: false });
   });
 });
@@ -222,7 +225,7 @@ describe("answers that are not streamed", () => {
     expect(view).toMatchObject({ kind: "error", status: 400, response: null });
     expect(view.error).toEqual(JSON.parse(res.text).error);
     expect(view.timeline.map((m) => m.kind)).toEqual(["end"]);
-    const check = await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json();
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
     expect(check).toEqual({ checked: true, ok: true, violations: [] });
   });
 
@@ -231,11 +234,11 @@ describe("answers that are not streamed", () => {
     for (const what of ["answer", "check", "scenario", "curl"]) {
       const res = await fetch(adminUrl(mock, `/requests/99/${what}`));
       expect(res.status).toBe(404);
-      expect((await res.json()).error).toMatchObject({ type: "not_found", code: "not_found", param: "seq" });
+      expect(((await res.json()) as ErrorBody).error).toMatchObject({ type: "not_found", code: "not_found", param: "seq" });
     }
     const bad = await fetch(adminUrl(mock, "/requests/x1/answer"));
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatchObject({ param: "seq" });
+    expect(((await bad.json()) as ErrorBody).error).toMatchObject({ param: "seq" });
   });
 });
 
