@@ -18,7 +18,7 @@ import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import type { JournalEntry, JournalOutcome } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
-import { eventsBeforeHang, markPlayEnd, tracedSink } from "../journal/traced-sink.js";
+import { eventsBeforeHang, markPlayEnd, marksOf, tracedSink } from "../journal/traced-sink.js";
 import { sendJson } from "./raw.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { readJsonBody } from "./body.js";
@@ -160,7 +160,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   if (request.stream) {
     const schedule = scheduleOf(controls, deps, answer);
     const sink = sseSink(res, events, dialect, plan, answerHeaders());
-    const traced = tracedSink(sink, timeline, { now, done: dialect.sse.done, hangAfter: eventsBeforeHang(schedule) });
+    const traced = tracedSink(sink, timeline, { now, done: dialect.sse.done, hangAfter: eventsBeforeHang(schedule), marks: marksOf(schedule) });
     const result = await playSchedule(schedule, traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
     markPlayEnd(timeline, result, now());
     if (entry) {

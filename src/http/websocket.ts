@@ -15,7 +15,7 @@ import { answerRequest } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
-import { eventsBeforeHang, markPlayEnd, tracedSink } from "../journal/traced-sink.js";
+import { eventsBeforeHang, markPlayEnd, marksOf, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
@@ -356,7 +356,7 @@ class Connection {
       const now = () => deps.clock.now();
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();
-      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false, hangAfter: eventsBeforeHang(schedule) }), { clock: deps.clock, start, signal: this.controller.signal });
+      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false, hangAfter: eventsBeforeHang(schedule), marks: marksOf(schedule) }), { clock: deps.clock, start, signal: this.controller.signal });
       markPlayEnd(timeline, result, now());
       entry.events = sent;
       entry.outcome = playOutcome(result, schedule, sent, answer);

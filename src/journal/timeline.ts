@@ -72,6 +72,14 @@ export class Timeline {
 
   /** Event `index` was sent at clock time `now`. */
   event(index: number, now: number): void {
+    const i = this.count;
+    // The hot path: room left, under the cap (a closed timeline has no room).
+    if (i < this.times.length && i < this.cap) {
+      this.times[i] = now - this.origin;
+      this.codes[i] = index;
+      this.count = i + 1;
+      return;
+    }
     this.put(index, now, false);
   }
 
@@ -80,9 +88,22 @@ export class Timeline {
     this.put(CODES[kind], now, kind !== "heartbeat");
   }
 
-  /** Stops keeping marks (the journal let the entry go). */
+  /**
+   * Makes room for `marks` marks at once (within the cap), when the shell knows
+   * how many are coming (a schedule's slots): one allocation, not one per doubling.
+   */
+  reserve(marks: number): void {
+    const size = Math.min(marks, this.cap + END_MARKS);
+    if (!this.closed && size > this.times.length) this.resize(size);
+  }
+
+  /** Stops keeping marks (the journal let the entry go); what was kept is let go too. */
   close(): void {
     this.closed = true;
+    this.times = NO_TIMES;
+    this.codes = NO_CODES;
+    this.dropped += this.count;
+    this.count = 0;
   }
 
   /** The marks kept, in order (a fresh array; built when the inspector asks, never on the hot path). */
@@ -115,8 +136,13 @@ export class Timeline {
   private expand(limit: number): boolean {
     const size = Math.min(Math.max(FIRST_CAPACITY, this.times.length * 2), Math.max(limit, this.cap));
     if (size <= this.times.length) return false;
+    return this.resize(size);
+  }
+
+  /** Grows the arrays to `size` marks, charged to the journal; false (and closed) when the entry is no longer held. */
+  private resize(size: number): boolean {
     if (!this.grow((size - this.times.length) * MARK_BYTES)) {
-      this.closed = true;
+      this.close();
       return false;
     }
     const times = new Float64Array(size);
