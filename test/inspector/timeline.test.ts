@@ -16,6 +16,7 @@ import type { StreamEvent } from "../../src/spec/index.js";
 import type { PaceSink } from "../../src/timing/pacer.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 import { TEST_NOW_MS, rawPost } from "../support/server.js";
+import { WsClient } from "../compliance/ws-client.js";
 
 /** An error answer's body. */
 type ErrorBody = { error: { type: string; code: string | null; param: string | null; message: string } };
@@ -284,5 +285,28 @@ describe("the timeline's bound", () => {
     expect(res.status).toBe(404);
     const sink: PaceSink = { event: () => true, heartbeat: () => true, end: () => undefined, destroy: () => undefined };
     expect(tracedSink(sink, undefined, { now: () => 0, done: true })).toBe(sink);
+  });
+});
+
+describe("a WebSocket turn's timeline", () => {
+  it("has each message as sent, then its end (no [DONE]); its check judges messages without SSE framing", async () => {
+    const mock = await start();
+    const ws = await WsClient.connect(mock.baseURL, {});
+    try {
+      ws.send({ type: "response.create", model: "m", input: "over a socket" });
+      const turn = await ws.readTurn();
+      expect(turn.errors).toEqual([]);
+      const entry = await ended(mock);
+      expect(entry.method).toBe("WS");
+      const view = await answerOf(mock, entry.seq);
+      expect(view.kind).toBe("stream");
+      expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.event)).toEqual(turn.frames);
+      expect(view.timeline.at(-1)!.kind).toBe("end");
+      expect(view.timeline.map((m) => m.kind)).not.toContain("done");
+      const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean };
+      expect(check).toEqual({ checked: true, ok: true, violations: [] });
+    } finally {
+      await ws.close();
+    }
   });
 });
