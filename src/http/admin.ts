@@ -9,11 +9,13 @@
 import { Readable } from "node:stream";
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
+import type { JournalEntry } from "../journal/journal.js";
 import { entryJson, pageJson } from "../journal/serialize.js";
 import { ScenarioError } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
+import { addInspectorRoutes } from "./inspector-routes.js";
 import { sessionOf, sessionOfContext } from "./session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
@@ -96,17 +98,34 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     streamJson(ctx, pageJson(page.data, page.hasMore));
   });
 
-  // GET /__mock/requests/{seq}: one entry, whole.
-  router.get("/requests/:seq", async (ctx) => {
+  /** The seq a route names. */
+  const seqOf = (ctx: Context): number => {
     const raw = ctx.params.seq as string;
     const seq = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(seq)) throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
+    return seq;
+  };
+  /** `entry` if it is there and in the route's session (if it names one); a 404 otherwise. */
+  const found = (ctx: Context, seq: number, entry: JournalEntry | undefined): JournalEntry => {
     const session = adminSession(ctx);
-    const entry = deps.sharedJournal ? await deps.sharedJournal.get(seq) : deps.journal.get(seq);
     if (!entry || (session !== null && entry.session !== session)) {
       throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "seq", message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).` });
     }
-    streamJson(ctx, entryJson(entry));
+    return entry;
+  };
+  /** The entry a route names by its seq, in this process's journal (the one that keeps answers and timelines). */
+  const entryOf = (ctx: Context): JournalEntry => {
+    const seq = seqOf(ctx);
+    return found(ctx, seq, deps.journal.get(seq));
+  };
+
+  // The inspector's routes: the journal live, and one entry's answer, check, scenario and curl.
+  addInspectorRoutes(router.get, deps, { entryOf, count, session: adminSession, badQuery });
+
+  // GET /__mock/requests/{seq}: one entry, whole (with a shared store, from every process's entries).
+  router.get("/requests/:seq", async (ctx) => {
+    const seq = seqOf(ctx);
+    streamJson(ctx, entryJson(found(ctx, seq, deps.sharedJournal ? await deps.sharedJournal.get(seq) : deps.journal.get(seq))));
   });
 
   // DELETE /__mock/requests: the session's entries, or every entry.
