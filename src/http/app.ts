@@ -14,6 +14,7 @@ import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
 import type { SessionControls } from "../session/controls.js";
 import { addAdminRoutes } from "./admin.js";
+import { addInspectorPage } from "./inspector-page.js";
 import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
@@ -90,7 +91,7 @@ function errorMiddleware(deps: AppDeps): Koa.Middleware {
 function journalMiddleware(deps: AppDeps): Koa.Middleware {
   const { journal, clock, wallClock } = deps;
   return async (ctx, next) => {
-    if (ctx.path.startsWith("/__mock/")) return next();
+    if (ctx.path === "/__mock" || ctx.path.startsWith("/__mock/")) return next();
     const started = clock.now();
     const { path, search } = splitUrl(ctx.url);
     const entry = openEntry(journal, ctx.req, wallClock.now(), path, search);
@@ -209,7 +210,11 @@ export function createApp(deps: AppDeps): RequestApp {
   router.delete("/v1/responses/:id", guard, stored.remove);
   router.post("/v1/responses/:id/cancel", guard, stored.cancel);
   router.get("/v1/responses/:id/input_items", guard, stored.inputItems);
-  if (deps.admin) addAdminRoutes(router, deps, guard);
+  if (deps.admin) {
+    addAdminRoutes(router, deps, guard);
+    // The inspector's page and assets hold no data: served without the key (the data routes it reads need it).
+    addInspectorPage(router);
+  }
 
   app.use(router.routes());
   // No route took the request: a known path with another method is a 405 that lists the allowed ones; anything else is left to the 404.
