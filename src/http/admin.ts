@@ -14,6 +14,7 @@ import { ScenarioError } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
 import type { AppDeps } from "./app.js";
 import { readJsonBody } from "./body.js";
+import { addInspectorRoutes } from "./inspector-routes.js";
 import { sessionOf, sessionOfContext } from "./session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
@@ -95,8 +96,8 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     streamJson(ctx, pageJson(page.data, page.hasMore));
   });
 
-  // GET /__mock/requests/{seq}: one entry, whole.
-  router.get("/requests/:seq", (ctx) => {
+  /** The entry a route names by its seq (in the route's session, if it names one). */
+  const entryOf = (ctx: Context) => {
     const raw = ctx.params.seq as string;
     const seq = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(seq)) throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
@@ -105,7 +106,15 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     if (!entry || (session !== null && entry.session !== session)) {
       throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "seq", message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).` });
     }
-    streamJson(ctx, entryJson(entry));
+    return entry;
+  };
+
+  // The inspector's routes: the journal live, and one entry's answer, check, scenario and curl.
+  addInspectorRoutes(router.get, deps, { entryOf, count, session: adminSession, badQuery });
+
+  // GET /__mock/requests/{seq}: one entry, whole.
+  router.get("/requests/:seq", (ctx) => {
+    streamJson(ctx, entryJson(entryOf(ctx)));
   });
 
   // DELETE /__mock/requests: the session's entries, or every entry.

@@ -87,6 +87,9 @@ function errorMiddleware(deps: AppDeps): Koa.Middleware {
   };
 }
 
+/** Keeps the error object an entry was answered with, for the inspector (its message, roughly, is what it costs). */
+const keepError = (journal: Journal, entry: JournalEntry, error: ApiError) => journal.keepAnswer(entry, { kind: "error", error }, 256 + error.message.length * 2);
+
 /** Puts each request into the journal (admin routes aside) and records how it ended. */
 function journalMiddleware(deps: AppDeps): Koa.Middleware {
   const { journal, clock, wallClock } = deps;
@@ -102,7 +105,9 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
       // A body Koa has yet to send is an answer; a handler that took the response over (SSE) ends it itself.
       if (ctx.respond !== false) entry.outcome ??= entry.status >= 400 ? "error" : "ok";
     } catch (err) {
-      entryError(entry, asApiError(err), ctx.res);
+      const error = asApiError(err);
+      entryError(entry, error, ctx.res);
+      keepError(journal, entry, error);
       throw err;
     } finally {
       endEntry(journal, entry, ctx.res, started, clock.now());
@@ -251,6 +256,7 @@ export function createRequestListener(deps: AppDeps, app: RequestApp = createApp
     } catch (err) {
       const error = asApiError(err, deps.onError);
       entryError(entry, error, res);
+      keepError(deps.journal, entry, error);
       sendError(res, error, answerDialect(req.headers, deps.dialect));
     } finally {
       endEntry(deps.journal, entry, res, started, deps.clock.now());

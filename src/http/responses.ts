@@ -17,6 +17,8 @@ import { hasFaults, mergeFaults, resolveTiming } from "../timing/profile.js";
 import { buildSchedule, type Schedule } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import type { JournalEntry, JournalOutcome } from "../journal/journal.js";
+import { planCost } from "../journal/trace.js";
+import { eventsBeforeHang, markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { sendJson } from "./raw.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { readJsonBody } from "./body.js";
@@ -148,13 +150,19 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   }
 
   if (request.store !== false) deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
+  // The inspector's timeline (none when the journal keeps nothing): the answer is re-emitted from its plan when asked.
+  const timeline = entry && deps.journal.timeline(entry, started);
+  if (timeline) deps.journal.keepAnswer(entry!, { kind: "mock", plan, dialect, streamed: request.stream === true }, planCost(plan, entry!.bodyBytes ?? 0));
+  const now = () => deps.clock.now();
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();
 
   if (request.stream) {
     const schedule = scheduleOf(controls, deps, answer);
     const sink = sseSink(res, events, dialect, plan, answerHeaders());
-    const result = await playSchedule(schedule, sink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+    const traced = tracedSink(sink, timeline, { now, done: dialect.sse.done, hangAfter: eventsBeforeHang(schedule) });
+    const result = await playSchedule(schedule, traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
+    markPlayEnd(timeline, result, now());
     if (entry) {
       entry.events = sink.sent;
       entry.outcome = playOutcome(result, schedule, sink.sent, answer);
@@ -165,7 +173,9 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const body = responseBody(dialect, answer.response, plan);
   if (!paced) {
     if (entry) entry.outcome = answer.response.status;
-    return sendJson(res, 200, body, answerHeaders());
+    sendJson(res, 200, body, answerHeaders());
+    timeline?.mark("end", now());
+    return;
   }
   // Not streamed: the whole answer arrives when its stream would have ended; faults apply alike.
   let reached = 0;
@@ -177,7 +187,9 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     destroy: () => res.destroy(),
   };
   const timed = scheduleOf(controls, deps, answer);
-  const result = await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, jsonSink, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  const traced = tracedSink(jsonSink, timeline, { now, done: false, hangAfter: eventsBeforeHang(timed), json: true });
+  const result = await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  markPlayEnd(timeline, result, now());
   if (entry) entry.outcome = playOutcome(result, timed, reached, answer);
 }
 

@@ -12,6 +12,8 @@
 import { createHash } from "node:crypto";
 import type { SelectionReason } from "../scenario/registry.js";
 import type { ResponseStatus } from "../spec/index.js";
+import { MARK_BYTES, Timeline } from "./timeline.js";
+import type { AnswerSource, Trace } from "./trace.js";
 
 /** The default byte budget of the journal (64 MiB). */
 export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
@@ -23,6 +25,10 @@ const WHOLE_BODY_SHARE = 16;
 const MAX_WHOLE_BODY_BYTES = 64 * 1024 * 1024;
 /** What an entry costs besides its body and headers (its fields, the objects), roughly. */
 const ENTRY_OVERHEAD_BYTES = 256;
+/** What an entry's trace costs besides its marks and source (the objects), roughly. */
+const TRACE_OVERHEAD_BYTES = 128;
+/** The most of a request body's `model` an entry keeps. */
+const MODEL_CHARS = 200;
 
 /**
  * How a request's answer ended:
@@ -63,6 +69,8 @@ export interface JournalEntry {
   truncated: boolean;
   /** SHA-256 (hex) of the whole body, for a truncated one; null otherwise. */
   bodySha256: string | null;
+  /** The request body's `model` (its first 200 characters), or null when it has none. */
+  model: string | null;
   /** The scenario that answered, and why it was chosen (header, queue, use, model, match, default). */
   scenario: string | null;
   reason: SelectionReason | null;
@@ -94,6 +102,9 @@ export interface JournalEntry {
 
 /** Called with an entry once its request has ended (`outcome`, `endedAt` and `durationMs` set). */
 export type EntryListener = (entry: JournalEntry) => void;
+
+/** Called when entries are cleared: one session's (a string, or null for requests without one), or every entry (undefined). */
+export type ClearListener = (session: string | null | undefined) => void;
 
 /** One page of the journal: `has_more` says whether entries follow it in its order. */
 export interface JournalPage {
@@ -167,6 +178,19 @@ interface Slot {
   readonly entry: JournalEntry;
   cost: number;
   live: boolean;
+  /** Its answer as the inspector shows it, once the shell keeps one. */
+  trace?: Trace;
+}
+
+/** Calls each listener; a listener's failure (a log that cannot be written) must not break the answer. */
+function tell<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
+  for (const listener of listeners) {
+    try {
+      listener(value);
+    } catch {
+      // ignored: see above
+    }
+  }
 }
 
 export class Journal {
@@ -179,6 +203,8 @@ export class Journal {
   /** Entries opened and not yet ended. */
   private inFlight = 0;
   private readonly listeners = new Set<EntryListener>();
+  private readonly openListeners = new Set<EntryListener>();
+  private readonly clearListeners = new Set<ClearListener>();
   /** Waiting for every open entry to end (`settled`). */
   private idle: (() => void)[] = [];
 
@@ -234,6 +260,7 @@ export class Journal {
       bodyBytes: null,
       truncated: false,
       bodySha256: null,
+      model: null,
       scenario: null,
       reason: null,
       responseId: null,
@@ -254,6 +281,7 @@ export class Journal {
     this.slotOf.set(entry, slot);
     this.total += slot.cost;
     this.evict();
+    if (this.openListeners.size > 0) tell(this.openListeners, entry);
     return entry;
   }
 
@@ -263,6 +291,8 @@ export class Journal {
    * Both the HTTP routes and WebSocket turns go through here.
    */
   setBody(entry: JournalEntry, raw: string, parsed: unknown, bytes = utf8Length(raw)): void {
+    const model = (parsed as { model?: unknown } | null)?.model;
+    if (typeof model === "string") entry.model = model.length > MODEL_CHARS ? utf8Prefix(model, MODEL_CHARS) : model;
     const slot = this.slotOf.get(entry);
     // An entry no longer held (dropped, cleared, or a journal of 0 entries) keeps no body: nobody can read it.
     if (!slot?.live) {
@@ -302,20 +332,92 @@ export class Journal {
     entry.endedAt = entry.at + ms;
     entry.outcome ??= entry.status >= 400 ? "error" : "ok";
     if (--this.inFlight === 0 && this.idle.length > 0) for (const resolve of this.idle.splice(0)) resolve();
-    if (this.listeners.size === 0) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(entry);
-      } catch {
-        // A listener's failure (a log that cannot be written) must not break the answer.
-      }
-    }
+    if (this.listeners.size > 0) tell(this.listeners, entry);
   }
 
   /** Calls `listener` with each entry as its request ends. Returns the function that removes it. */
   onEnd(listener: EntryListener): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` with each entry held as its request arrives (before its body is read). Returns the function that removes it. */
+  onOpen(listener: EntryListener): () => void {
+    this.openListeners.add(listener);
+    return () => void this.openListeners.delete(listener);
+  }
+
+  /** Calls `listener` each time entries are cleared. Returns the function that removes it. */
+  onClear(listener: ClearListener): () => void {
+    this.clearListeners.add(listener);
+    return () => void this.clearListeners.delete(listener);
+  }
+
+  /** Listeners registered (open, end and clear): a subscriber that went away must leave none behind. */
+  get listenerCount(): number {
+    return this.listeners.size + this.openListeners.size + this.clearListeners.size;
+  }
+
+  // ---- answers, for the inspector --------------------------------------------------
+
+  /** The most marks one entry's timeline keeps: like a body, at most `wholeBodyLimit` bytes of them. */
+  get timelineCap(): number {
+    return Math.floor(this.wholeBodyLimit / MARK_BYTES);
+  }
+
+  /** The most bytes of kept events (a proxied stream's) one entry holds. */
+  get keptEventBytes(): number {
+    return this.wholeBodyLimit;
+  }
+
+  /**
+   * Starts the timeline of an entry's answer; `origin` is the clock time the
+   * request arrived. Undefined when the journal does not hold the entry (a
+   * journal of 0 entries, or one already dropped): then nothing is kept and
+   * nothing costs.
+   */
+  timeline(entry: JournalEntry, origin: number): Timeline | undefined {
+    const slot = this.slotOf.get(entry);
+    if (!slot?.live) return undefined;
+    const trace = this.traceOf(slot);
+    if (trace.timeline) return trace.timeline;
+    const timeline = new Timeline(origin, this.timelineCap, (bytes) => this.charge(slot, bytes));
+    trace.timeline = timeline;
+    return timeline;
+  }
+
+  /** Keeps where an entry's answer comes from (replacing what was kept); `cost` is what it holds, in bytes, estimated. */
+  keepAnswer(entry: JournalEntry, source: AnswerSource, cost: number): void {
+    const slot = this.slotOf.get(entry);
+    if (!slot?.live) return;
+    const trace = this.traceOf(slot);
+    const before = trace.sourceCost;
+    trace.source = source;
+    trace.sourceCost = cost;
+    this.charge(slot, cost - before);
+  }
+
+  /** What the journal kept of an entry's answer (undefined when it kept nothing). */
+  answer(entry: JournalEntry): Trace | undefined {
+    const slot = this.slotOf.get(entry);
+    return slot?.live ? slot.trace : undefined;
+  }
+
+  private traceOf(slot: Slot): Trace {
+    if (!slot.trace) {
+      slot.trace = { timeline: null, source: null, sourceCost: 0 };
+      this.charge(slot, TRACE_OVERHEAD_BYTES);
+    }
+    return slot.trace;
+  }
+
+  /** Charges bytes to a held entry (evicting older ones); false when the entry is no longer held. */
+  private charge(slot: Slot, bytes: number): boolean {
+    if (!slot.live) return false;
+    slot.cost += bytes;
+    this.total += bytes;
+    this.evict();
+    return slot.live;
   }
 
   /** Resolves once no request is in progress (at once when none is). */
@@ -333,7 +435,7 @@ export class Journal {
   private evict(): void {
     while (this.size > this.limit || (this.byteLimit > 0 && this.total > this.byteLimit && this.size > 1)) {
       const slot = this.slots[this.start]!;
-      slot.live = false;
+      this.release(slot);
       this.total -= slot.cost;
       this.slots[this.start++] = undefined;
     }
@@ -342,6 +444,12 @@ export class Journal {
       this.slots = this.slots.slice(this.start);
       this.start = 0;
     }
+  }
+
+  /** Lets a slot go: it is no longer held, and its timeline keeps nothing more. */
+  private release(slot: Slot): void {
+    slot.live = false;
+    slot.trace?.timeline?.close();
   }
 
   /** The live slots, oldest first (a fresh array). */
@@ -400,10 +508,11 @@ export class Journal {
     const kept: Slot[] = [];
     for (const slot of this.live()) {
       if (session !== undefined && slot.entry.session !== session) kept.push(slot);
-      else slot.live = false;
+      else this.release(slot);
     }
     this.slots = kept;
     this.start = 0;
     this.total = kept.reduce((n, s) => n + s.cost, 0);
+    if (this.clearListeners.size > 0) tell(this.clearListeners, session);
   }
 }

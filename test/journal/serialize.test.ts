@@ -26,7 +26,7 @@ describe("pageJson", () => {
     const big = "x".repeat(48 * 1024 * 1024);
     const entry = (seq: number): JournalEntry => ({
       seq, at: 0, session: null, method: "POST", path: "/v1/responses", query: {}, headers: {},
-      rawBody: big, body: null, bodyBytes: big.length, truncated: false, bodySha256: null,
+      rawBody: big, body: null, bodyBytes: big.length, truncated: false, bodySha256: null, model: null,
       scenario: null, reason: null, responseId: null, status: 200, streamed: false, upstream: null, violations: null,
       outcome: "completed", errorCode: null, events: null, endedAt: 1, durationMs: 1,
     });

@@ -35,6 +35,7 @@ const entry = (fields: Partial<JournalEntry> = {}): JournalEntry => ({
   bodyBytes: 39,
   truncated: false,
   bodySha256: null,
+  model: "m",
   scenario: "auto",
   reason: "default",
   responseId: "resp_abc",

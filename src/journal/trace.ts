@@ -1,0 +1,74 @@
+/**
+ * What the journal keeps of a request's answer for the inspector, besides the
+ * entry itself: its timeline, and where its events and final response come
+ * from. A mock answer keeps only a reference to its plan and dialect (its
+ * events are re-emitted from the plan when asked: the engine is
+ * deterministic); a proxied one keeps the upstream's events as they were
+ * forwarded (they cannot be re-emitted); an error keeps the error.
+ */
+import type { Dialect } from "../dialect/render.js";
+import type { Plan } from "../generate/plan.js";
+import type { ApiError } from "../spec/errors.js";
+import type { StreamEvent } from "../spec/index.js";
+import type { Timeline } from "./timeline.js";
+
+/** An event as it was forwarded, and when (ms since the request arrived). */
+export interface ForwardedEvent {
+  at: number;
+  event: Record<string, unknown> & { type: string };
+}
+
+export type AnswerSource =
+  /** The mock's own answer: streamed (SSE) or not; `events` when they differ from the plan's (a cancelled run). */
+  | { kind: "mock"; plan: Plan; dialect: Dialect; streamed: boolean; events?: readonly StreamEvent[] }
+  /** A proxied stream: the events as forwarded (the first `kept` of them, when the cap cut them). */
+  | { kind: "forwarded"; events: readonly ForwardedEvent[]; total: number; done: boolean }
+  /** A proxied JSON answer: its body (parsed), when it was sent. */
+  | { kind: "forwarded-json"; body: unknown; at: number }
+  /** An error object answered (rendered in the request's dialect when asked). */
+  | { kind: "error"; error: ApiError };
+
+export interface Trace {
+  /** The marks of the answer, in order; null until the shell starts one. */
+  timeline: Timeline | null;
+  source: AnswerSource | null;
+  /** What `source` costs, as charged to the journal. */
+  sourceCost: number;
+}
+
+/** What a string costs in a plan: its characters and the string itself, roughly. */
+const STRING_BYTES = 24;
+
+/** The text pieces of a plan's chunked parts, counted. */
+function chunksCost(chunks: readonly string[]): number {
+  let n = 0;
+  for (const c of chunks) n += c.length + STRING_BYTES;
+  return n;
+}
+
+/**
+ * What keeping a plan costs, estimated: its chunks of text and arguments,
+ * and its base response (which echoes the request: counted as `requestBytes`).
+ * Whole items (vendor, hosted) are counted by their JSON length.
+ */
+export function planCost(plan: Plan, requestBytes: number): number {
+  let n = requestBytes + 512;
+  for (const item of plan.items) {
+    switch (item.kind) {
+      case "message":
+        for (const part of item.parts) n += chunksCost(part.chunks);
+        break;
+      case "function_call":
+        n += chunksCost(item.chunks);
+        break;
+      case "reasoning":
+        for (const s of item.summary) n += chunksCost(s);
+        for (const c of item.content ?? []) n += chunksCost(c);
+        n += item.encrypted_content?.length ?? 0;
+        break;
+      default:
+        n += JSON.stringify(item).length;
+    }
+  }
+  return n;
+}
