@@ -85,7 +85,7 @@ describe("the live list", () => {
     expect(await visibleSeqs(page)).toEqual([first + 2, first + 1, first]);
     const cells = await page.$$eval("#rows tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
     // time, request, model, scenario (why), status, outcome, stream, duration, session
-    expect(cells[0].slice(1, 7)).toEqual(["POST /v1/responses", "refusal", "refusal (model)", "200", "completed", ""]);
+    expect(cells[0].slice(1, 7)).toEqual(["POST /v1/responses", "refusal", "refusal (model)", "200", "completed", "JSON"]);
     expect(cells[1].slice(1, 6)).toEqual(["POST /v1/responses", "mock-model-2", "tool-call (header)", "200", "completed"]);
     expect(cells[1][6]).toMatch(/^stream · \d+$/);
     expect(cells[2].slice(1, 5)).toEqual(["POST /v1/responses", "mock-model-1", "auto (default)", "200"]);

@@ -18,7 +18,7 @@ const section = (title: string, ...children: (Node | string | null)[]) => h("sec
 const failureText = (err: unknown) => (err instanceof ApiFailure ? `${err.status}: ${err.message}` : err instanceof Error ? err.message : String(err));
 
 /** A fact of the header: label and value. */
-const fact = (label: string, value: Node | string) => h("div", { class: "fact" }, h("dt", {}, label), h("dd", {}, value));
+const fact = (label: string, value: Node | string, cls = "") => h("div", { class: `fact ${cls}` }, h("dt", {}, label), h("dd", {}, value));
 
 export interface DetailContext {
   api: Api;
@@ -48,7 +48,7 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     fact("arrived", clockTime(e.at)),
     fact("duration", duration(e.durationMs)),
     fact("session", e.session ?? "—"),
-    fact("response", e.responseId ?? "—"),
+    fact("response", e.responseId ?? "—", "mono"),
   );
 
   // Actions.

@@ -210,7 +210,7 @@ export function rowCells(e: Entry): { time: string; request: string; model: stri
     scenario: e.scenario === null ? "" : `${e.scenario}${e.reason ? ` (${e.reason})` : ""}`,
     status: e.outcome === null && e.status === 0 ? "…" : String(e.status),
     outcome: e.outcome === null ? "running" : e.errorCode ? `${e.outcome} ${e.errorCode}` : e.outcome,
-    streamed: e.streamed ? (e.events === null ? "stream" : `stream · ${e.events}`) : "",
+    streamed: e.streamed ? (e.events === null ? "stream" : `stream · ${e.events}`) : "JSON",
     duration: duration(e.durationMs),
     session: e.session ?? "",
   };

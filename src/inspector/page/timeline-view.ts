@@ -14,6 +14,8 @@ const HEIGHT = 132;
 const AXIS_Y = 96;
 const EVENT_TOP = 40;
 const HEARTBEAT_Y = 84;
+/** Room a mark's label needs to its right; nearer the edge it goes to the left. */
+const LABEL_ROOM = 90;
 /** A mark's clickable width at least (events can be closer than a pixel). */
 const HIT_WIDTH = 7;
 
@@ -52,8 +54,10 @@ export function timelineView(items: readonly TimelineItem[], onPick: (position: 
   for (const p of layout.pauses) root.append(bracket("pause", p, 20));
 
   const marks: SVGGElement[] = [];
+  // "end" follows [DONE] at once: one label is enough.
+  const hasDone = layout.marks.some((m) => m.kind === "done");
   for (const mark of layout.marks) {
-    const g = markElement(mark);
+    const g = markElement(mark, mark.kind === "end" && hasDone);
     g.addEventListener("click", () => onPick(mark.position));
     marks.push(g);
     root.append(g);
@@ -89,7 +93,10 @@ export function timelineView(items: readonly TimelineItem[], onPick: (position: 
   return { element: h("div", {}, wrap, legend), select };
 }
 
-function markElement(mark: Mark): SVGGElement {
+/** A label's x and anchor: to the right of its mark, or to the left near the right edge. */
+const labelAt = (x: number) => (x > TIMELINE_WIDTH - LABEL_ROOM ? { x: x - 5, "text-anchor": "end" } : { x: x + 5, "text-anchor": "start" });
+
+function markElement(mark: Mark, unlabelled: boolean): SVGGElement {
   const g = svg("g", {
     class: `mark k-${mark.kind}`,
     "data-position": mark.position,
@@ -105,12 +112,12 @@ function markElement(mark: Mark): SVGGElement {
       g.append(svg("circle", { cx: mark.x, cy: HEARTBEAT_Y, r: 3 }));
       break;
     case "cut":
-      g.append(svg("line", { x1: mark.x, x2: mark.x, y1: EVENT_TOP - 10, y2: AXIS_Y + 8 }), svg("text", { x: mark.x + 4, y: EVENT_TOP - 2, class: "mark-label" }, mark.source === "drop" ? "✂ dropped" : mark.source === "hang" ? "⏸ hang" : "✕ aborted"));
+      g.append(svg("line", { x1: mark.x, x2: mark.x, y1: EVENT_TOP - 10, y2: AXIS_Y + 8 }), svg("text", { ...labelAt(mark.x), y: EVENT_TOP - 2, class: "mark-label" }, mark.source === "drop" ? "✂ dropped" : mark.source === "hang" ? "⏸ hang" : "✕ aborted"));
       break;
     case "done":
     case "end":
       g.append(svg("rect", { x: mark.x - 3, y: AXIS_Y - 9, width: 6, height: 6 }));
-      g.append(svg("text", { x: mark.x + 5, y: AXIS_Y - 12, class: "mark-label" }, mark.kind === "done" ? "[DONE]" : "end"));
+      if (!unlabelled) g.append(svg("text", { ...labelAt(mark.x), y: AXIS_Y - 12, class: "mark-label" }, mark.kind === "done" ? "[DONE]" : "end"));
       break;
     default:
       g.append(svg("line", { x1: mark.x, x2: mark.x, y1: mark.kind === "event" ? EVENT_TOP + 14 : EVENT_TOP, y2: AXIS_Y }));
