@@ -89,7 +89,7 @@ el.keyForm.addEventListener("submit", async (ev) => {
 
 const onKey = (err: KeyError) => {
   api.setKey(null);
-  askForKey(err.missing ? "This server needs its API key." : `The key was refused (401): ${err.message}`);
+  askForKey(err.missing ? "" : `The key was refused (401): ${err.message}`);
 };
 
 // ---- The list ---------------------------------------------------------------
