@@ -32,6 +32,12 @@ const json = (ctx: Context, body: unknown, status = 200) => {
 
 const conflict = (message: string, code = "not_savable") => new ApiError({ status: 409, type: "invalid_request", code, param: "seq", message });
 
+/** Whether a request said it had a body (a length above 0, or a chunked one). */
+const hadBody = (entry: JournalEntry) => {
+  const length = entry.headers["content-length"];
+  return (typeof length === "string" && length !== "0") || entry.headers["transfer-encoding"] !== undefined;
+};
+
 /** Runs `fn`, turning NotSavable into the error object a client gets. */
 function savable<T>(fn: () => T): T {
   try {
@@ -112,6 +118,8 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
   get("/requests/:seq/curl", (ctx) => {
     const entry = helpers.entryOf(ctx);
     if (entry.truncated) throw conflict(`Request ${entry.seq}'s body was too big to keep whole (${entry.bodyBytes} bytes): it cannot be sent again from the journal.`, "body_truncated");
+    if (entry.method === "WS") throw conflict(`Request ${entry.seq} is a WebSocket turn: send its body again as a response.create message on a WebSocket.`, "not_http");
+    if (entry.rawBody === null && hadBody(entry)) throw conflict(`Request ${entry.seq}'s body was not kept (it was not JSON, or the journal keeps no bodies with --journal-bytes 0): it cannot be sent again from the journal.`, "body_not_kept");
     json(ctx, curlOf(entry, { seed: deps.seed }));
   });
 }

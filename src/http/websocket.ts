@@ -14,6 +14,8 @@ import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect }
 import { answerRequest } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
+import { planCost } from "../journal/trace.js";
+import { eventsBeforeHang, markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
@@ -256,7 +258,7 @@ class Connection {
     const entry = deps.journal.open({ at: deps.wallClock.now(), session: settings.session, method: "WS", path: "/v1/responses", query: {}, headers: settings.raw as Record<string, string | string[]> });
     entry.streamed = true;
     try {
-      await this.answer(entry, data, isBinary);
+      await this.answer(entry, data, isBinary, started);
     } finally {
       deps.journal.end(entry, deps.clock.now() - started);
     }
@@ -267,10 +269,11 @@ class Connection {
     entry.status = err instanceof ApiError ? err.status : 500;
     entry.errorCode = err instanceof ApiError ? (err.code ?? err.type) : "internal_error";
     entry.outcome = this.closed ? "aborted" : "error";
+    if (err instanceof ApiError) this.deps.journal.keepAnswer(entry, { kind: "error", error: err }, 256 + 2 * err.message.length);
     this.sendError(err);
   }
 
-  private async answer(entry: JournalEntry, data: RawData, isBinary: boolean): Promise<void> {
+  private async answer(entry: JournalEntry, data: RawData, isBinary: boolean, started: number): Promise<void> {
     const { deps, settings } = this;
     const raw = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
     let parsed: unknown = null;
@@ -347,9 +350,14 @@ class Connection {
           socket.once("close", () => clearTimeout(timer));
         },
       };
+      // The inspector's timeline: WebSocket messages are the events, pings the heartbeats; no [DONE].
+      const timeline = deps.journal.timeline(entry, started);
+      if (timeline) deps.journal.keepAnswer(entry, { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true }, planCost(plan, entry.bodyBytes ?? 0));
+      const now = () => deps.clock.now();
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();
-      const result = await playSchedule(schedule, sink, { clock: deps.clock, start, signal: this.controller.signal });
+      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false, hangAfter: eventsBeforeHang(schedule) }), { clock: deps.clock, start, signal: this.controller.signal });
+      markPlayEnd(timeline, result, now());
       entry.events = sent;
       entry.outcome = playOutcome(result, schedule, sent, answer);
     } catch (err) {

@@ -71,7 +71,11 @@ export function wireEvents(source: Extract<AnswerSource, { kind: "mock" }>): { e
 
 /** The marks of an answer whose timeline was not kept as marks: a proxied stream's events, its end. */
 function forwardedMarks(source: Extract<AnswerSource, { kind: "forwarded" }>, entry: JournalEntry): TimelineItem[] {
-  const out: TimelineItem[] = source.events.map(({ at, event }, index) => ({ t: at, kind: "event" as const, index, type: event.type, event }));
+  const { render } = source;
+  const out: TimelineItem[] = source.events.map(({ at, event }, index) => {
+    const sent = render ? frameData(eventFrame(render.dialect, event as unknown as StreamEvent, render.plan)) : event;
+    return { t: at, kind: "event" as const, index, type: sent.type as string, event: sent };
+  });
   return [...out, ...endMarks(entry, source.done)];
 }
 

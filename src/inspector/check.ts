@@ -4,7 +4,7 @@
  * the proxy's live check run (src/check), on the answer as it was sent.
  * Computed when asked, never on the hot path. Pure.
  */
-import { checkAnswer, checkErrorBody, checkStream, isCheckDialect, type CheckDialect, type Violation } from "../check/index.js";
+import { checkAnswer, checkErrorBody, checkStream, isCheckDialect, StreamChecker, type CheckDialect, type Violation } from "../check/index.js";
 import { DONE_FRAME } from "../http/sse.js";
 import { eventFrame, renderError, responseBody, type Dialect } from "../dialect/index.js";
 import { emitFinal } from "../emit/emit-events.js";
@@ -73,8 +73,16 @@ export function checkEntry(entry: JournalEntry, trace: Trace | undefined, dialec
         const verdict = checkAnswer({ status: entry.status || 200, contentType: JSON_TYPE, body, dialect: checkDialect(d), request, stream: false });
         return { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
       }
-      const { events } = wireEvents(source);
+      const wire = wireEvents(source);
+      const { events } = wire;
       const sent = Math.min(entry.events ?? events.length, events.length);
+      if (source.websocket) {
+        // WebSocket messages: events with no SSE framing, and no [DONE].
+        const checker = new StreamChecker({ request, dialect: checkDialect(d) });
+        for (let i = 0; i < sent; i++) checker.event(wire.json(i));
+        const verdict = checker.end({ framing: "none" });
+        return { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
+      }
       let text = "";
       for (let i = 0; i < sent; i++) text += eventFrame(d, events[i], source.plan);
       const whole = entry.outcome !== null && FINISHED.has(entry.outcome);

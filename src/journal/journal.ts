@@ -397,6 +397,11 @@ export class Journal {
     this.charge(slot, cost - before);
   }
 
+  /** Whether the journal holds this entry (what is kept of it can be read). */
+  holds(entry: JournalEntry): boolean {
+    return this.slotOf.get(entry)?.live === true;
+  }
+
   /** What the journal kept of an entry's answer (undefined when it kept nothing). */
   answer(entry: JournalEntry): Trace | undefined {
     const slot = this.slotOf.get(entry);

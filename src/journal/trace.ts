@@ -20,9 +20,13 @@ export interface ForwardedEvent {
 
 export type AnswerSource =
   /** The mock's own answer: streamed (SSE) or not; `events` when they differ from the plan's (a cancelled run). */
-  | { kind: "mock"; plan: Plan; dialect: Dialect; streamed: boolean; events?: readonly StreamEvent[] }
-  /** A proxied stream: the events as forwarded (the first `kept` of them, when the cap cut them). */
-  | { kind: "forwarded"; events: readonly ForwardedEvent[]; total: number; done: boolean }
+  | { kind: "mock"; plan: Plan; dialect: Dialect; streamed: boolean; events?: readonly StreamEvent[]; websocket?: boolean }
+  /**
+   * A proxied stream: the events as forwarded (the first of them, when the
+   * journal's bound cut them; `total` were sent), whether `[DONE]` ended it.
+   * `render` when the events are the core's, rendered in a dialect as they were sent (a chat upstream).
+   */
+  | { kind: "forwarded"; events: readonly ForwardedEvent[]; total: number; done: boolean; render?: { dialect: Dialect; plan: Plan } }
   /** A proxied JSON answer: its body (parsed), when it was sent. */
   | { kind: "forwarded-json"; body: unknown; at: number }
   /** An error object answered (rendered in the request's dialect when asked). */

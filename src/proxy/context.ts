@@ -6,7 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppDeps } from "../http/app.js";
-import type { JournalEntry } from "../journal/journal.js";
+import type { Journal, JournalEntry } from "../journal/journal.js";
+import type { ForwardedEvent } from "../journal/trace.js";
+import type { Dialect } from "../dialect/index.js";
+import type { Plan } from "../generate/plan.js";
 import type { Recorder } from "../record/writer.js";
 import type { Exchange } from "../record/from-exchange.js";
 import { ResponseStatus, type ItemParam, type ResponseResource } from "../spec/index.js";
@@ -95,6 +98,37 @@ export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: 
       for (const note of done.notes) p.warn(`recorded ${done.file} turn ${done.turn} without something: ${note}`);
     })
     .catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
+}
+
+/**
+ * Keeps a proxied stream's events in the journal, for the inspector: as
+ * forwarded, with their times, up to the journal's bound for one entry (the
+ * rest are counted, not kept). `render` when they are the core's events,
+ * rendered in a dialect as they were sent.
+ */
+export function keepForwarded(journal: Journal, entry: JournalEntry | undefined, events: readonly ForwardedEvent[], done: boolean, render?: { dialect: Dialect; plan: Plan }): void {
+  if (!entry || !journal.holds(entry)) return;
+  const budget = journal.keptEventBytes;
+  let bytes = 0;
+  let kept = 0;
+  for (; kept < events.length; kept++) {
+    const size = 2 * JSON.stringify(events[kept].event).length + 32;
+    if (bytes + size > budget) break;
+    bytes += size;
+  }
+  journal.keepAnswer(entry, { kind: "forwarded", events: kept === events.length ? events : events.slice(0, kept), total: events.length, done, render }, bytes);
+}
+
+/** Keeps a proxied JSON answer (a response, or the upstream's error body) in the journal, and when it was sent. */
+export function keepForwardedJson(journal: Journal, entry: JournalEntry | undefined, text: string, at: number): void {
+  if (!entry || !journal.holds(entry) || text.length > journal.keptEventBytes) return;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return; // not JSON: nothing the inspector can show as a body
+  }
+  journal.keepAnswer(entry, { kind: "forwarded-json", body, at }, 2 * text.length);
 }
 
 const RESPONSE_STATUSES: ReadonlySet<string> = new Set(ResponseStatus.options);

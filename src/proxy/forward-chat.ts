@@ -26,7 +26,7 @@ import { ApiError, type CreateResponseBody, type StreamEvent } from "../spec/ind
 import { withItemIds } from "../store/conversation.js";
 import { buildChatRequest } from "./chat-request.js";
 import { ChatTranslator, completionAsChunks, upstreamError } from "./chat-stream.js";
-import { noteAnswer, recordExchange, secretsOf, type ProxyContext } from "./context.js";
+import { keepForwarded, keepForwardedJson, noteAnswer, recordExchange, secretsOf, type ProxyContext } from "./context.js";
 import { redact } from "../record/writer.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
@@ -145,6 +145,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
     if (entry?.upstream) entry.upstream.error = error.message;
     noteAnswer(entry, { error });
     sendJson(res, status, body, errorHeaders);
+    if (entry) deps.journal.keepAnswer(entry, { kind: "error", error }, 256 + 2 * error.message.length);
   };
 
   const client = clientWatch(res);
@@ -189,11 +190,13 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
         // Asked to stream, the upstream answered whole: the events go out together.
         write(events, true);
         recorded = { kind: "stream", events: sent };
+        keepForwarded(deps.journal, entry, sent, dialect.sse.done, { dialect, plan });
       } else {
         for (const event of events) sent.push({ at: at(), event: event as unknown as RecordedEvent["event"] });
         const body = responseBody(dialect, translator.response!, plan);
         check.json(200, body);
         sendJson(res, 200, body, answerHeaders());
+        keepForwardedJson(deps.journal, entry, body, at());
         recorded = { kind: "json", response: translator.response as unknown as Record<string, unknown>, at: at() };
       }
       store();
@@ -245,6 +248,7 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
     }
     write(last, true);
     recorded = { kind: "stream", events: sent };
+    keepForwarded(deps.journal, entry, sent, dialect.sse.done, { dialect, plan });
     store();
   } finally {
     if (entry) entry.violations = check.end();

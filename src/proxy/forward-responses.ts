@@ -23,7 +23,7 @@ import { inputItems } from "../scenario/conversation.js";
 import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource } from "../spec/index.js";
 import { withItemIds } from "../store/conversation.js";
 import type { ResponseStore } from "../store/response-store.js";
-import { noteAnswer, recordExchange, type ProxyContext } from "./context.js";
+import { keepForwarded, keepForwardedJson, noteAnswer, recordExchange, type ProxyContext } from "./context.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
 import { StreamWatch } from "./stream-watch.js";
@@ -39,11 +39,12 @@ const failedBody = (failure: UpstreamFailure) =>
   new ApiError({ status: failure.kind === "timeout" ? 504 : 502, type: "server_error", code: failure.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message: failure.message });
 
 /** Sends an error object in a dialect and shows it to the check. */
-function answerError(res: ServerResponse, error: ApiError, dialect: Dialect, check: { json(status: number, body: string): void }, entry: JournalEntry | undefined): void {
+function answerError(res: ServerResponse, error: ApiError, dialect: Dialect, check: { json(status: number, body: string): void }, entry: JournalEntry | undefined, keep?: (error: ApiError) => void): void {
   const { status, headers, body } = renderedError(error, dialect);
   check.json(status, body);
   if (entry?.upstream) entry.upstream.error = error.message;
   sendJson(res, status, body, headers);
+  keep?.(error);
 }
 
 /** The upstream's error object, parsed from its body (for the recorder), or its text. */
@@ -82,6 +83,8 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
   const client = clientWatch(res);
   let recorded: RecordedAnswer | null = null;
   let final: ResponseResource | null = null;
+  /** An error object the proxy answered itself, kept for the inspector. */
+  const keepError = (error: ApiError) => entry && deps.journal.keepAnswer(entry, { kind: "error", error }, 256 + 2 * error.message.length);
   try {
     let answer;
     try {
@@ -89,7 +92,7 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (client.gone()) return;
-      return answerError(res, err, dialect, check, entry);
+      return answerError(res, err, dialect, check, entry, keepError);
     }
     if (entry?.upstream) entry.upstream.status = answer.status;
 
@@ -100,10 +103,11 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
         if (client.gone()) return;
-        return answerError(res, failedBody(err), dialect, check, entry);
+        return answerError(res, failedBody(err), dialect, check, entry, keepError);
       }
       if (client.gone()) return;
       check.json(answer.status, body);
+      keepForwardedJson(deps.journal, entry, body, at());
       if (answer.status >= 400) noteAnswer(entry, { error: errorOf(body) });
       const headers = answerHeaders(answer.headers);
       res.writeHead(answer.status, { ...headers, "content-length": Buffer.byteLength(body) });
@@ -149,7 +153,9 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       failure = err;
     }
     if (client.gone()) return; // nothing more to say, nothing to record
-    if (failure === null && watch.terminal !== null) {
+    /** The proxy ends the stream itself (with [DONE] where the dialect sends it). */
+    const cut = !(failure === null && watch.terminal !== null);
+    if (!cut) {
       res.end(reader.rest);
     } else {
       // Cut short (or ended with no terminal event): end the stream the spec's way.
@@ -172,6 +178,7 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
     }
     if (watch.terminal !== null && watch.response) final = watch.response;
     noteAnswer(entry, { events: watch.count });
+    keepForwarded(deps.journal, entry, watch.events, watch.done || (cut && dialect.sse.done));
     recorded = { kind: "stream", events: watch.events };
   } finally {
     if (entry) {
