@@ -270,3 +270,31 @@ describe("actions", () => {
     expect(bodyOf(seq)).toContain("Again, please.");
   });
 });
+
+describe("the live stream", () => {
+  it("reconnects when it drops (the server restarted), and shows what arrived meanwhile", async () => {
+    let other = await startMockServer({ port: 0 });
+    const { port } = other;
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${other.url}/__mock/`);
+      await tab.locator("#conn.c-live").waitFor();
+      await other.close();
+      await tab.locator("#conn.c-down").waitFor();
+      expect(await tab.textContent("#conn")).toMatch(/^disconnected \(.+\); retrying in \d+\.\d s$/);
+      other = await startMockServer({ port });
+      const res = await fetch(`${other.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-mock-session": "after-restart" },
+        body: JSON.stringify({ model: "mock-model-1", input: "Sent while the page was away." }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      await tab.locator("#conn.c-live").waitFor();
+      await tab.locator("#rows tr").filter({ hasText: "after-restart" }).waitFor();
+    } finally {
+      await tab.close();
+      await other.close();
+    }
+  });
+});

@@ -135,11 +135,12 @@ function insertRow(tr: HTMLTableRowElement, seq: number): void {
   el.tbody.append(tr);
 }
 
-function removeRows(seqs: number[]): void {
+/** Removes rows; the request opened is closed with its row unless `keepOpen` (a reconnection sends it again). */
+function removeRows(seqs: number[], keepOpen = false): void {
   for (const seq of seqs) {
     rows.get(seq)?.remove();
     rows.delete(seq);
-    if (seq === openSeq) closeDetail();
+    if (seq === openSeq && !keepOpen) closeDetail();
   }
 }
 
@@ -269,8 +270,8 @@ function start(): void {
   void api.follow(
     {
       onOpen() {
-        // A (re)connection sends its backlog again: start from it.
-        removeRows(entries.clear());
+        // A (re)connection sends its backlog again: start from it (what was cleared meanwhile goes).
+        removeRows(entries.clear(), true);
         setConnection("live", "live");
         refreshSoon();
       },
