@@ -152,7 +152,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   if (request.store !== false) deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
   // The inspector's timeline (none when the journal keeps nothing): the answer is re-emitted from its plan when asked.
   const timeline = entry && deps.journal.timeline(entry, started);
-  if (timeline) deps.journal.keepAnswer(entry!, { kind: "mock", plan, dialect, streamed: request.stream === true }, planCost(plan, entry!.bodyBytes ?? 0));
+  if (timeline) deps.journal.keepAnswer(entry!, { kind: "mock", plan, dialect, streamed: request.stream === true }, planCost(plan));
   const now = () => deps.clock.now();
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();

@@ -352,7 +352,7 @@ class Connection {
       };
       // The inspector's timeline: WebSocket messages are the events, pings the heartbeats; no [DONE].
       const timeline = deps.journal.timeline(entry, started);
-      if (timeline) deps.journal.keepAnswer(entry, { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true }, planCost(plan, entry.bodyBytes ?? 0));
+      if (timeline) deps.journal.keepAnswer(entry, { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true }, planCost(plan));
       const now = () => deps.clock.now();
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();

@@ -20,7 +20,10 @@ const KINDS: Record<number, MarkKind> = { [-1]: "heartbeat", [-2]: "done", [-3]:
 /** What one mark of capacity costs: a Float64 time and an Int32 code. */
 export const MARK_BYTES = 12;
 /** The first capacity a timeline takes (then doubled as it fills). */
-const FIRST_CAPACITY = 16;
+const FIRST_CAPACITY = 8;
+/** Shared by every timeline that has no mark yet: one that is never marked allocates nothing. */
+const NO_TIMES = new Float64Array(0);
+const NO_CODES = new Int32Array(0);
 /**
  * Marks that end an answer (`done`, `end`, `drop`, `hang`, `abort`) are kept
  * past the cap, up to this many: a truncated timeline still says how it ended.
@@ -37,8 +40,8 @@ export interface Mark {
 }
 
 export class Timeline {
-  private times = new Float64Array(0);
-  private codes = new Int32Array(0);
+  private times = NO_TIMES;
+  private codes = NO_CODES;
   private count = 0;
   private ends = 0;
   /** Marks not kept (past the cap, or once the journal let the entry go). */

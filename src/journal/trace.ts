@@ -50,13 +50,17 @@ function chunksCost(chunks: readonly string[]): number {
   return n;
 }
 
+/** The length of a value's JSON (0 for none): what an echoed request field costs, roughly. */
+const jsonLength = (value: unknown): number => (value === undefined || value === null ? 0 : typeof value === "string" ? value.length : JSON.stringify(value).length);
+
 /**
  * What keeping a plan costs, estimated: its chunks of text and arguments,
- * and its base response (which echoes the request: counted as `requestBytes`).
- * Whole items (vendor, hosted) are counted by their JSON length.
+ * and what its base response echoes of the request that can be big
+ * (instructions, tools, a text format's schema). Whole items (vendor,
+ * hosted) are counted by their JSON length.
  */
-export function planCost(plan: Plan, requestBytes: number): number {
-  let n = requestBytes + 512;
+export function planCost(plan: Plan): number {
+  let n = 1024 + jsonLength(plan.base.instructions) + (plan.base.tools.length > 0 ? jsonLength(plan.base.tools) : 0) + jsonLength(plan.echo.format);
   for (const item of plan.items) {
     switch (item.kind) {
       case "message":
