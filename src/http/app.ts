@@ -16,6 +16,7 @@ import type { Controls } from "../session/controls.js";
 import type { SharedJournal } from "../journal/shared.js";
 import type { RunBus } from "../store/redis-runs.js";
 import { addAdminRoutes } from "./admin.js";
+import { addInspectorPage } from "./inspector-page.js";
 import type { Runs } from "./runs.js";
 import { storedRoutes } from "./stored-routes.js";
 import type { Clock } from "../timing/clock.js";
@@ -99,7 +100,7 @@ const keepError = (journal: Journal, entry: JournalEntry, error: ApiError) => jo
 function journalMiddleware(deps: AppDeps): Koa.Middleware {
   const { journal, clock, wallClock } = deps;
   return async (ctx, next) => {
-    if (ctx.path.startsWith("/__mock/")) return next();
+    if (ctx.path === "/__mock" || ctx.path.startsWith("/__mock/")) return next();
     const started = clock.now();
     const { path, search } = splitUrl(ctx.url);
     const entry = openEntry(journal, ctx.req, wallClock.now(), path, search);
@@ -220,7 +221,11 @@ export function createApp(deps: AppDeps): RequestApp {
   router.delete("/v1/responses/:id", guard, stored.remove);
   router.post("/v1/responses/:id/cancel", guard, stored.cancel);
   router.get("/v1/responses/:id/input_items", guard, stored.inputItems);
-  if (deps.admin) addAdminRoutes(router, deps, guard);
+  if (deps.admin) {
+    addAdminRoutes(router, deps, guard);
+    // The inspector's page and assets hold no data: served without the key (the data routes it reads need it).
+    addInspectorPage(router);
+  }
 
   app.use(router.routes());
   // No route took the request: a known path with another method is a 405 that lists the allowed ones; anything else is left to the 404.

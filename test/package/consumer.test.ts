@@ -25,8 +25,8 @@ interface Packed {
   files: { path: string }[];
 }
 
-/** What a user needs, and nothing else: the built code and its types, the scenarios, the schema, the docs of the package. */
-const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^scenarios\/[^/]+\.json$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json)$/];
+/** What a user needs, and nothing else: the built code and its types, the inspector's page, the scenarios, the schema, the docs of the package. */
+const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^dist\/inspector\/page\/[a-z0-9-]+\.(html|css)$/, /^scenarios\/[^/]+\.json$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json)$/];
 
 describe("the packed package in a consumer project", { timeout: 240_000 }, () => {
   let work: string;
@@ -70,7 +70,7 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
   it("holds the built code, its types, the scenarios and the license, and no sources, tests, benchmarks or source maps", () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => !ALLOWED.some((allowed) => allowed.test(p)))).toEqual([]);
-    expect(paths).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "scenario.schema.json", "dist/index.js", "dist/index.d.ts", "dist/vitest.js", "dist/vitest.d.ts", "dist/cli/main.js", "scenarios/text.json"]));
+    expect(paths).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "scenario.schema.json", "dist/index.js", "dist/index.d.ts", "dist/vitest.js", "dist/vitest.d.ts", "dist/cli/main.js", "scenarios/text.json", "dist/inspector/page/index.html", "dist/inspector/page/app.js", "dist/inspector/page/app.css"]));
     // Every published entry point is in the tarball.
     const targets = [...Object.values(packageJson.bin), ...Object.values(packageJson.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t)))];
     for (const target of targets) expect(paths, target).toContain(target.replace(/^\.\//, ""));
