@@ -96,7 +96,9 @@ function isBaseSnapshot(response: Record<string, unknown>, base: Record<string, 
 export function responseJson(response: object, base?: object): string {
   if (base === undefined || !isPlain(response)) return JSON.stringify(response);
   const own = response as Record<string, unknown>;
-  if (!isBaseSnapshot(own, base as Record<string, unknown>)) {
+  // Only running snapshots are kept: a finished one (a JSON body, a terminal event) is written once.
+  const running = own.status === "in_progress" || own.status === "queued";
+  if (!running || !isBaseSnapshot(own, base as Record<string, unknown>)) {
     RUNNING.delete(base);
     return JSON.stringify(response);
   }
