@@ -1,13 +1,21 @@
-// npm run bench:cpu -- [json|short|long] [serve flags…]: the server's CPU time per request
-// (user and system, from /proc) for openresponses-mock and the ceiling, under the same load —
-// where the time goes, less noisy than req/s alone. Env: BENCH_SECONDS (default 4), ROUNDS (default 2).
+// npm run bench:cpu -- [json|short|long][-distinct] [serve flags…]: the server's CPU time per request
+// (user and system, from /proc) for openresponses-mock, the ceiling and aimock, under the same load —
+// where the time goes, less noisy than req/s alone. With `-distinct` (json-distinct, short-distinct)
+// every request's input is different ("hello 1", "hello 2", …), as a test suite's are.
+// Env: BENCH_SECONDS (default 4), ROUNDS (default 2), BENCH_AIMOCK=0 to leave aimock out.
 import autocannon from "autocannon";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startProcess, startServerProcess } from "./lib.mjs";
-const kind = process.argv[2] ?? "json";
+const arg = process.argv[2] ?? "json";
+const vary = arg.endsWith("-distinct");
+const kind = vary ? arg.slice(0, -"-distinct".length) : arg;
+if (!["json", "short", "long"].includes(kind)) {
+  console.error(`bench:cpu: unknown kind '${arg}'; use json, short or long, each optionally with -distinct`);
+  process.exit(2);
+}
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
 const headers = { "content-type": "application/json", ...(kind === "long" ? { "x-mock-scenario": "long-1000" } : {}) };
@@ -16,17 +24,40 @@ const sample = await (await fetch(`${ours.baseURL}/responses`, { method: "POST",
 const tmp = mkdtempSync(join(tmpdir(), "orm-quick-"));
 const file = join(tmp, kind === "json" ? "x.json" : "x.sse");
 writeFileSync(file, sample);
-const ceiling = await startProcess([here("./servers/ceiling.mjs"), file]);
+const targets = [["ours", ours], ["ceiling", await startProcess([here("./servers/ceiling.mjs"), file])]];
+if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
+  // aimock answers the same text, in 8-character deltas as `npm run bench` has it.
+  const text = kind === "json" ? JSON.parse(sample).output[0].content[0].text : JSON.parse(sample.split("\n").find((l) => l.includes('"response.output_text.done"')).slice(6)).text;
+  writeFileSync(join(tmp, "text.txt"), text);
+  targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])]);
+}
 const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" "); return { u: Number(f[11]) * 10, s: Number(f[12]) * 10 }; };
 const run = async (srv) => {
+  let n = 0;
   const a = cpu(srv.pid);
-  const r = await autocannon({ url: `${srv.baseURL}/responses`, method: "POST", headers, body: JSON.stringify(body), connections: 50, duration: Number(process.env.BENCH_SECONDS ?? 4) });
+  const r = await autocannon({
+    url: `${srv.baseURL}/responses`,
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    connections: 50,
+    duration: Number(process.env.BENCH_SECONDS ?? 4),
+    ...(vary ? { requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) }] } : {}),
+  });
   const b = cpu(srv.pid);
-  const n = r.requests.total;
-  return `${r.requests.average.toFixed(0)} req/s, user ${((b.u - a.u) * 1000 / n).toFixed(1)} µs/req, sys ${((b.s - a.s) * 1000 / n).toFixed(1)} µs/req`;
+  const total = r.requests.total;
+  const bad = r.non2xx + r.errors + r.timeouts;
+  const user = ((b.u - a.u) * 1000) / total;
+  const sys = ((b.s - a.s) * 1000) / total;
+  return { line: `${r.requests.average.toFixed(0)} req/s, user ${user.toFixed(1)} µs/req, sys ${sys.toFixed(1)} µs/req, total ${(user + sys).toFixed(1)}${bad ? ` (${bad} failed)` : ""}`, total: user + sys };
 };
 for (let i = 0; i < Number(process.env.ROUNDS ?? 2); i++) {
-  console.log(`${kind} ours:    ${await run(ours)}`);
-  console.log(`${kind} ceiling: ${await run(ceiling)}`);
+  const totals = {};
+  for (const [name, srv] of targets) {
+    const r = await run(srv);
+    totals[name] = r.total;
+    console.log(`${arg} ${`${name}:`.padEnd(8)} ${r.line}`);
+  }
+  if (totals.aimock) console.log(`${arg} CPU per request, aimock ÷ ours: ${(totals.aimock / totals.ours).toFixed(2)}×`);
 }
 process.exit(0);

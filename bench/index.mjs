@@ -4,7 +4,8 @@
 // Each row runs ROUNDS interleaved rounds (ours, ceiling, aimock, ours, …) and reports each
 // target's median, so a slow moment of the machine hits all three alike.
 // Env: BENCH_SECONDS (per load run, default 2), BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 50),
-// BENCH_SKIP_PACING=1.
+// BENCH_SKIP_PACING=1, BENCH_ONLY (comma-separated row groups to run: plain, stream, distinct, long,
+// rss, start, pacing; e.g. BENCH_ONLY=distinct for the every-request-different rows alone).
 import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -18,6 +19,9 @@ import { measurePacing } from "./timing.mjs";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : null;
+/** Whether a group of rows runs (all of them unless BENCH_ONLY names some). */
+const runs = (group) => ONLY === null || ONLY.has(group);
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "orm-bench-"));
 const body = { model: "mock-model-1", input: "hello" };
@@ -89,20 +93,22 @@ async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, per
     aimock: median(runs.aimock),
     vsCeiling: medianRatio(runs.ours, runs.ceiling),
     vsAimock: medianRatio(runs.ours, runs.aimock),
+    perRound: runs.ours.map((o, i) => ({ vsCeiling: o.rps / runs.ceiling[i].rps, vsAimock: o.rps / runs.aimock[i].rps })),
   });
 }
 
-await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
-await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
+if (runs("plain")) await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
+if (runs("stream")) await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
 // The same two with every request different: what an answer costs when it is not a repeat.
-await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true);
-await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true);
-await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
+if (runs("distinct")) {
+  await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true);
+  await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true);
+}
+if (runs("long")) await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
 
 // RSS with 1,000 open, slow streams (a fresh server): the default answer, and the 1,000-delta one.
 await ours.stop();
-const fresh = await startServerProcess(["--scenarios", here("./scenarios")]);
-async function openStreams(headers) {
+async function openStreams(fresh, headers) {
   const agent = new Agent({ keepAlive: false, maxSockets: 2000 });
   const open = [];
   for (let i = 0; i < 1000; i++) {
@@ -123,13 +129,16 @@ async function openStreams(headers) {
   await new Promise((r) => setTimeout(r, 1000));
   return rss;
 }
-const idle = rssMB(fresh.pid);
-const rssShort = await openStreams({});
-const rssLong = await openStreams({ "x-mock-scenario": "long-1000" });
-await fresh.stop();
+let rss = null;
+if (runs("rss")) {
+  const fresh = await startServerProcess(["--scenarios", here("./scenarios")]);
+  const idle = rssMB(fresh.pid);
+  rss = { idle, short: await openStreams(fresh, {}), long: await openStreams(fresh, { "x-mock-scenario": "long-1000" }) };
+  await fresh.stop();
+}
 
-const start = await measureStart();
-const pacing = process.env.BENCH_SKIP_PACING ? null : await measurePacing();
+const start = runs("start") ? await measureStart() : null;
+const pacing = process.env.BENCH_SKIP_PACING || !runs("pacing") ? null : await measurePacing();
 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x) => fmt(x, 0).padStart(8);
@@ -141,9 +150,11 @@ for (const r of rows) {
     `${pad(r.label, 38)}${num(r.ours.rps * k)} ${num(r.ceiling.rps * k)} ${num(r.aimock.rps * k)}   ${fmt(r.vsCeiling).padStart(9)}× ${fmt(r.vsAimock).padStart(8)}×   ` +
       `${r.ours.p50}/${r.ours.p99} | ${r.ceiling.p50}/${r.ceiling.p99} | ${r.aimock.p50}/${r.aimock.p99}`,
   );
+  // Each round's own ratios (measured back to back): a target met in every round, not only in the median.
+  console.log(`${pad("", 40)}per round, vs ceiling: ${r.perRound.map((x) => `${fmt(x.vsCeiling)}×`).join(" ")}; vs aimock: ${r.perRound.map((x) => `${fmt(x.vsAimock)}×`).join(" ")}`);
 }
-console.log(`RSS, 1,000 open slow streams          ${fmt(rssShort, 1)} MB with ${shortEvents}-event answers, ${fmt(rssLong, 1)} MB with ${longEvents}-event ones (idle ${fmt(idle, 1)} MB; target < 150 MB)`);
-console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
+if (rss) console.log(`RSS, 1,000 open slow streams          ${fmt(rss.short, 1)} MB with ${shortEvents}-event answers, ${fmt(rss.long, 1)} MB with ${longEvents}-event ones (idle ${fmt(rss.idle, 1)} MB; target < 150 MB)`);
+if (start) console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
 if (pacing) {
   const c = pacing.native?.steady ?? pacing.node.steady;
   console.log(`pacing error, ${pacing.streams} streams × ${pacing.chunkMs} ms    p50 ${fmt(c.p50)} ms, p99 ${fmt(c.p99)} ms, max ${fmt(c.max)} ms (${pacing.native ? "C" : "Node"} client; target p99 < 2 ms)`);

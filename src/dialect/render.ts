@@ -9,6 +9,7 @@ import { hashString } from "../generate/hash.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError, ErrorBody, OutputItem, ResponseResource, StreamEvent } from "../spec/index.js";
 import type { DialectDescription } from "./dialect.js";
+import { eventJson, responseJson } from "./json.js";
 
 /** A dialect ready to render: its description, and whether it is the spec (nothing to change). */
 export interface Dialect extends DialectDescription {
@@ -149,23 +150,33 @@ export function renderEvent(d: Dialect, event: StreamEvent, plan: Plan | undefin
   return out;
 }
 
-/** JSON text of a rendered value, with the dialect's float fields written as decimals (`1.0`). */
-export function toJson(d: Dialect, value: unknown): string {
-  const text = JSON.stringify(value);
+/** The dialect's float fields written as decimals (`1.0`) in JSON text that holds a response. */
+function withFloats(d: Dialect, text: string): string {
   return d.floatPattern === null || !text.includes('"object":"response"') ? text : text.replace(d.floatPattern, '"$1":$2.0');
 }
 
-/** One SSE message for an event, in the dialect. The event name may not hold a line break. */
+/** JSON text of a rendered value, with the dialect's float fields written as decimals (`1.0`). */
+export function toJson(d: Dialect, value: unknown): string {
+  return withFloats(d, JSON.stringify(value));
+}
+
+const LINE_BREAK = /[\r\n]/;
+
+/**
+ * One SSE message for an event, in the dialect. The event name may not hold
+ * a line break. The JSON is JSON.stringify's, built by json.ts (which reuses
+ * what the answer's earlier snapshots serialised of its base response).
+ */
 export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefined): string {
   const rendered = renderEvent(d, event, plan) as { type: string };
   const type = rendered.type;
-  if (/[\r\n]/.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
-  return `event: ${type}\ndata: ${toJson(d, rendered)}\n\n`;
+  if (LINE_BREAK.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+  return `event: ${type}\ndata: ${withFloats(d, eventJson(rendered, plan?.base))}\n\n`;
 }
 
 /** The JSON body of a response, in the dialect. */
 export function responseBody(d: Dialect, response: ResponseResource, plan: Plan | undefined): string {
-  return toJson(d, renderResponse(d, response, plan));
+  return withFloats(d, responseJson(renderResponse(d, response, plan) as object, plan?.base));
 }
 
 // ---- errors ---------------------------------------------------------------

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import { ApiError, CreateResponseBody, SpecCreateResponseBody } from "../spec/index.js";
+import { fastCreateRequest } from "../spec/fast-request.js";
 
 /** `["input", 0, "content", 1, "type"]` → `input[0].content[1].type`. */
 export function paramPath(path: readonly PropertyKey[]): string | null {
@@ -114,7 +115,16 @@ export function parseWithPolicy<T>(schemas: PolicySchemas<T>, value: unknown, po
 
 const CREATE: PolicySchemas<CreateResponseBody> = { superset: CreateResponseBody, strict: SpecCreateResponseBody };
 
-/** A `POST /v1/responses` body (HTTP, WebSocket, play), validated under the policy; throws the ApiError 400. */
+/**
+ * A `POST /v1/responses` body (HTTP, WebSocket, play), validated under the
+ * policy; throws the ApiError 400. The common shapes take the fast path
+ * (src/spec/fast-request.ts), which gives zod's value; anything else, and
+ * every error, is zod's.
+ */
 export function parseCreateRequest(json: unknown, opts: ParsePolicy): CreateResponseBody {
+  if (!opts.strict) {
+    const fast = fastCreateRequest(json);
+    if (fast !== undefined) return fast;
+  }
   return parseWithPolicy(CREATE, json, opts);
 }

@@ -1,0 +1,130 @@
+/**
+ * JSON text of stream events and responses, byte for byte what
+ * `JSON.stringify` gives, built cheaper where it can be: serialising is most
+ * of what a short stream costs. Pure.
+ *
+ * - An event that carries a response snapshot has its own keys walked in
+ *   their order, as JSON.stringify walks them: scalars written directly, the
+ *   `response` by `responseJson`.
+ * - A running snapshot that is its plan's base response with a status
+ *   (`response.created`, `response.in_progress`) reuses the text of the one
+ *   before it.
+ *
+ * Anything else — an object that is not plain, a value with `toJSON`, a
+ * number that is not finite — goes to JSON.stringify whole. A property test
+ * compares both with JSON.stringify on generated values, and the goldens hold
+ * the streams to their bytes.
+ */
+
+/** Characters JSON.stringify escapes in a string: `"`, `\`, controls, and lone surrogates (any surrogate, to keep the test simple). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON text. */
+export function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/** `"key":`, for the keys events and responses have (a bounded table: other keys are built each time). */
+const KEY_TEXT = new Map<string, string>();
+const MAX_KEYS = 256;
+function keyText(key: string): string {
+  let text = KEY_TEXT.get(key);
+  if (text === undefined) {
+    text = `${quote(key)}:`;
+    if (KEY_TEXT.size < MAX_KEYS) KEY_TEXT.set(key, text);
+  }
+  return text;
+}
+
+const isPlain = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/** A value that JSON.stringify would serialise differently in place than on its own (toJSON gets its key), or leave out. */
+const isAwkward = (value: unknown): boolean =>
+  value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function");
+
+/** The JSON text of one value written in place (null: not a value this writer takes; the caller falls back). */
+function valueText(value: unknown): string | null {
+  switch (typeof value) {
+    case "string":
+      return quote(value);
+    case "number":
+      // Finite numbers print as JSON.stringify prints them (-0 as 0).
+      return Number.isFinite(value) ? String(value) : null;
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      if (value === null) return "null";
+      if (Array.isArray(value) && value.length === 0) return "[]";
+      if (isAwkward(value)) return null;
+      return JSON.stringify(value);
+    default:
+      return null;
+  }
+}
+
+/** The text of the last "base with a status" snapshot serialised for a base response. */
+const RUNNING = new WeakMap<object, { status: unknown; text: string }>();
+
+/** Whether a response is its base with (at most) another status: the same keys, the very same values. */
+function isBaseSnapshot(response: Record<string, unknown>, base: Record<string, unknown>): boolean {
+  let n = 0;
+  for (const key in response) {
+    if (response[key] !== base[key] && key !== "status") return false;
+    n++;
+  }
+  // Same count and every key of the response has the base's value: the same keys (none is undefined in a base).
+  let m = 0;
+  for (const key in base) {
+    if (base[key] === undefined) return false;
+    m++;
+  }
+  return n === m;
+}
+
+/**
+ * The JSON text of a response. `base` is the response its plan started
+ * from: a snapshot that is the base with a status (a stream's
+ * `response.created`, `response.queued`, `response.in_progress`) reuses the
+ * text of the one before it when the status is the same. The plan, its base
+ * included, never changes once planned (a stored response is replayed from
+ * it), so that text stays true; it is forgotten once another snapshot of the
+ * answer (its terminal one) is serialised.
+ */
+export function responseJson(response: object, base?: object): string {
+  if (base === undefined || !isPlain(response)) return JSON.stringify(response);
+  const own = response as Record<string, unknown>;
+  // Only running snapshots are kept: a finished one (a JSON body, a terminal event) is written once.
+  const running = own.status === "in_progress" || own.status === "queued";
+  if (!running || !isBaseSnapshot(own, base as Record<string, unknown>)) {
+    RUNNING.delete(base);
+    return JSON.stringify(response);
+  }
+  const last = RUNNING.get(base);
+  if (last !== undefined && last.status === own.status) return last.text;
+  const text = JSON.stringify(response);
+  RUNNING.set(base, { status: own.status, text });
+  return text;
+}
+
+/**
+ * The JSON text of a stream event; `base` as for responseJson, for the
+ * snapshot a lifecycle event carries. Events without one are JSON.stringify's
+ * own work: writing their scalars by hand (templates) measured no faster here
+ * (docs/performance.md), as the cost is in the bytes, not the keys.
+ */
+export function eventJson(event: object, base?: object): string {
+  const snapshot = (event as { response?: unknown }).response;
+  if (base === undefined || typeof snapshot !== "object" || snapshot === null || !isPlain(event)) return JSON.stringify(event);
+  const own = event as Record<string, unknown>;
+  let out = "{";
+  for (const key in own) {
+    const value = own[key];
+    const text = key === "response" ? (isAwkward(value) ? null : responseJson(value as object, base)) : valueText(value);
+    if (text === null) return JSON.stringify(event);
+    out += out.length === 1 ? keyText(key) + text : `,${keyText(key)}${text}`;
+  }
+  return `${out}}`;
+}

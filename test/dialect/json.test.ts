@@ -1,0 +1,82 @@
+/**
+ * src/dialect/json.ts writes what JSON.stringify writes, byte for byte: on
+ * generated JSON values, on events that carry snapshots built from a base
+ * response (reused text included), and on whole answers of every library
+ * scenario in both dialects.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DIALECTS, eventFrame, renderEvent, renderResponse, responseBody, toJson } from "../../src/dialect/index.js";
+import { eventJson, quote, responseJson } from "../../src/dialect/json.js";
+import { answerRequest } from "../../src/emit/index.js";
+import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
+import { createRegistry } from "../../src/scenario/registry.js";
+import { CreateResponseBody } from "../../src/spec/index.js";
+import { anyText } from "../robust/arbitraries.js";
+
+const RUNS = Number(process.env.ORM_FUZZ_RUNS ?? 1000);
+const json = fc.jsonValue({ maxDepth: 3 });
+/** Values JSON.stringify treats specially, in places JSON.stringify reaches them. */
+const awkward = fc.constantFrom<unknown>(undefined, NaN, Infinity, -0, () => 1, new Date(0), { toJSON: (k: string) => `key ${k}` }, [undefined], Object.create({ inherited: 1 }));
+
+describe("json.ts writes JSON.stringify's bytes", () => {
+  it("quote: any string", () => {
+    fc.assert(fc.property(fc.oneof(anyText, fc.string({ unit: "binary" })), (s) => {
+          expect(quote(s)).toBe(JSON.stringify(s));
+        }), { numRuns: RUNS });
+  });
+
+  it("events and responses: generated values, with and without a base", () => {
+    const base = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 8 });
+    fc.assert(
+      fc.property(base, fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(json, awkward), { maxKeys: 4 }), fc.constantFrom("in_progress", "completed", undefined), (b, extra, status) => {
+        // A snapshot as the emitter makes one: the base with a status, sometimes more.
+        const snapshot = status === undefined ? { ...b, ...extra } : { ...b, status };
+        expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot));
+        expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot)); // the second time, from what was kept
+        const event = { type: "response.in_progress", sequence_number: 1, ...extra, response: snapshot };
+        expect(eventJson(event, b)).toBe(JSON.stringify(event));
+        expect(eventJson(event)).toBe(JSON.stringify(event));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("a snapshot that is not its base with a status is never served from what was kept", () => {
+    const base = { id: "resp_1", status: "in_progress", output: [] as unknown[], usage: null };
+    const created = { ...base };
+    expect(responseJson(created, base)).toBe(JSON.stringify(created));
+    const other = { ...base, output: [{ type: "message" }] };
+    expect(responseJson(other, base)).toBe(JSON.stringify(other));
+    const queued = { ...base, status: "queued" };
+    expect(responseJson(queued, base)).toBe(JSON.stringify(queued));
+    // Same keys in another order: another text.
+    const reordered = { status: "in_progress", id: "resp_1", output: base.output, usage: null };
+    expect(responseJson(reordered, base)).toBe(JSON.stringify(reordered));
+  });
+
+  it("every library scenario's stream and body, in both dialects", async () => {
+    const library = (await loadScenarios([LIBRARY_DIR])).map((l) => l.scenario);
+    const registry = createRegistry(library, "auto");
+    let frames = 0;
+    for (const dialect of DIALECTS.values()) {
+      for (const scenario of ["auto", ...library.map((s) => s.name)]) {
+        let answer;
+        try {
+          const request = CreateResponseBody.parse({ model: "m", input: "What's the weather in Paris? Think first.", reasoning: { effort: "low", summary: "auto" }, stream: true });
+          answer = answerRequest({ registry, request, seed: 7, scenario, createdAt: 1_767_225_600, dialect });
+        } catch {
+          continue; // an http_error scenario
+        }
+        for (const event of answer.events) {
+          // What the renderer produced, serialised by JSON.stringify (toJson), with the dialect's floats.
+          const rendered = renderEvent(dialect, event, answer.plan) as { type: string };
+          expect(eventFrame(dialect, event, answer.plan)).toBe(`event: ${rendered.type}\ndata: ${toJson(dialect, rendered)}\n\n`);
+          frames++;
+        }
+        expect(responseBody(dialect, answer.response, answer.plan)).toBe(toJson(dialect, renderResponse(dialect, answer.response, answer.plan)));
+      }
+    }
+    expect(frames).toBeGreaterThan(500);
+  });
+});
