@@ -506,3 +506,52 @@ function* play(e: Emitter, plan: Plan, end: (response: ResponseResource) => void
   }
   yield terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
 }
+
+/** How many of the latest events a window keeps (the pacer reads one ahead of what it sends). */
+const WINDOW = 4;
+
+/**
+ * A stream's events for a schedule and a sink to share: `at(i)` produces
+ * events up to `i` from the plan as they are first asked for, and keeps only
+ * the last few (the schedule reads event `i + 1` to time it while the sink is
+ * still to send event `i`). Asking for an event older than that throws: a
+ * stream is played forward.
+ */
+export class EventWindow {
+  private readonly source: EventSource;
+  private readonly ring: (StreamEvent | undefined)[] = new Array(WINDOW);
+  private readonly pauses = new Float64Array(WINDOW);
+
+  constructor(plan: Plan) {
+    this.source = new EventSource(plan);
+  }
+
+  /** Event `index`, produced now if it was not yet; undefined past the terminal event. */
+  at(index: number): StreamEvent | undefined {
+    while (this.source.produced <= index) {
+      const n = this.source.produced;
+      const event = this.source.next();
+      if (event === undefined) return undefined;
+      this.ring[n % WINDOW] = event;
+      this.pauses[n % WINDOW] = this.source.pause;
+    }
+    if (index < this.source.produced - WINDOW || index < 0) throw new RangeError(`event ${index} is no longer held (the stream is at ${this.source.produced})`);
+    return this.ring[index % WINDOW];
+  }
+
+  /** The extra pause before event `index` (read once `at(index)` has produced it). */
+  pauseBefore(index: number): number {
+    this.at(index);
+    return this.pauses[index % WINDOW];
+  }
+
+  /** How many events have been produced so far. */
+  get produced(): number {
+    return this.source.produced;
+  }
+
+  /** The final response, once the terminal event has been produced. */
+  get response(): ResponseResource | undefined {
+    return this.source.response;
+  }
+}

@@ -11,7 +11,7 @@ import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect
 import { answerIds, compactConversation, countInputTokens, createRng, requestSeed, type Plan } from "../generate/index.js";
 import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
-import { eventsOf } from "../store/response-store.js";
+import { replayEvents } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
 import { strictHeader } from "./control-headers.js";
 import { conversationOf, readObjectBody } from "./responses.js";
@@ -93,7 +93,7 @@ export async function followRun(res: ServerResponse, run: Run, startingAfter: nu
 }
 
 /** Replays stored events as SSE in a dialect (all at once), then [DONE] where the dialect sends it. */
-async function replay(ctx: Context, events: readonly StreamEvent[], startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
+async function replay(ctx: Context, events: Iterable<StreamEvent>, startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200, sseHeaders(dialect));
@@ -122,7 +122,7 @@ export function storedRoutes(deps: AppDeps) {
       if (ctx.query.stream === "true") {
         const after = queryInt(ctx, "starting_after", -1, Number.MAX_SAFE_INTEGER, -1);
         const dialect = dialectOf(ctx, deps);
-        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after, dialect)) : replay(ctx, eventsOf(record), after, dialect, record.plan);
+        return run && run.state === "running" ? ((ctx.respond = false), followRun(ctx.res, run, after, dialect)) : replay(ctx, replayEvents(record), after, dialect, record.plan);
       }
       json(ctx, deps, record.response, record.plan);
     },

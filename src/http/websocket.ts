@@ -11,7 +11,7 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
-import { answerRequest } from "../emit/index.js";
+import { planRequest, withLazyEvents } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { selectScenario } from "../scenario/registry.js";
@@ -299,7 +299,7 @@ class Connection {
       const selection = selectScenario(deps.registry, request, items, settings.scenario, settings.scenario ? undefined : deps.controls.take(settings.session));
       entry.scenario = selection.scenario.name;
       entry.reason = selection.reason;
-      const answer = answerRequest({
+      const answer = withLazyEvents(planRequest({
         registry: deps.registry,
         request,
         items,
@@ -310,12 +310,13 @@ class Connection {
         repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
         forced: selection,
         createdAt: Math.floor(deps.wallClock.now() / 1000),
-      });
+      }));
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
       const record = storedRecord({ ...request, store: true }, answer, settings.session);
-      const failed = answer.events.some((e) => e.type === "error" || e.type === "response.failed");
+      // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
+      const failed = answer.response.status === "failed";
       if (record) {
         if (request.store !== false) deps.store.put(record);
         if (!failed) this.remember(record);
@@ -327,7 +328,7 @@ class Connection {
       let sent = 0;
       const sink: PaceSink = {
         event: (i) => {
-          const ok = this.send(renderEvent(settings.dialect, events[i], plan));
+          const ok = this.send(renderEvent(settings.dialect, events.at(i)!, plan));
           if (ok !== false) sent++;
           return ok;
         },

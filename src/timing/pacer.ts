@@ -5,7 +5,7 @@
  * goes away and leaves no timer behind. Tests drive it with a ManualClock.
  */
 import type { Clock, TimerHandle } from "./clock.js";
-import type { Schedule } from "./schedule.js";
+import { slotsOf, type Schedule, type SlotSequence } from "./schedule.js";
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
@@ -47,8 +47,8 @@ export interface PlayOptions {
   signal?: AbortLike;
 }
 
-/** Plays a schedule into a sink. */
-export async function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
+/** Plays a schedule (whole, or slot by slot as a cursor produces it) into a sink. */
+export async function playSchedule(schedule: Schedule | SlotSequence, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
   const { clock, start, signal } = options;
   let timer: TimerHandle | undefined;
   let wake: (() => void) | undefined;
@@ -81,11 +81,10 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
   const heartbeat = async () => written(await sink.heartbeat());
 
   try {
-    const { slots } = schedule;
+    const slots = slotsOf(schedule);
     /** Frames delivered since the last wait or yield. */
     let burst = 0;
-    for (let s = 0; s < slots.length; s++) {
-      const slot = slots[s];
+    for (let slot = slots.next(); slot !== undefined; slot = slots.next()) {
       const due = start + slot.at;
       const now = clock.now();
       if (due > now) {
@@ -105,7 +104,7 @@ export async function playSchedule(schedule: Schedule, sink: PaceSink, options: 
           // been idle that long, unless the next frame comes first.
           const due = lastWrite + schedule.heartbeatMs;
           if (clock.now() < due) {
-            const next = slots[s + 1];
+            const next = slots.peek();
             if (next && start + next.at <= due) break;
             await waitUntil(due);
             if (signal?.aborted) return "aborted";
