@@ -6,6 +6,7 @@
  */
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
 import { answerIds, createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
+import { packPlan } from "../generate/packed-chunks.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
@@ -71,7 +72,8 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   // Background responses start queued (a response.queued event when streamed).
   if (request.background) plan.options.queued = true;
   if (dialect.annotationsInline) plan.options.annotationsInline = true;
-  return { scenario, reason, plan, seed };
+  // A long answer's deltas are kept packed: its plan lives as long as its stream, and as its stored response.
+  return { scenario, reason, plan: packPlan(plan), seed };
 }
 
 /** The planned answer with its whole stream of events. */

@@ -4,6 +4,7 @@
  * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
  */
 import { hashString, fnv1a } from "../generate/hash.js";
+import { chunkPrefix, type Chunks } from "../generate/packed-chunks.js";
 import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
@@ -145,6 +146,43 @@ class Emitter {
     return { ...this.plan.base, ...overrides };
   }
 
+  /**
+   * Streams one list of deltas, spending the budget: yields each delta's
+   * event (`emit` gets its text and the length sent before it), then runs
+   * `sent` (with the length sent so far). The text sent is handed to `into`
+   * once, as one flat string, when the list ends or the stream stops inside
+   * it — not built up delta by delta, which would leave a chain of a
+   * thousand concatenations in a long answer's snapshots. Returns whether the
+   * budget cut it.
+   */
+  private *deltas(
+    chunks: Chunks,
+    reasoning: boolean,
+    emit: (text: string, offset: number) => StreamEvent | undefined,
+    into: (text: string) => void,
+    sent?: (text: string, length: number) => Events,
+  ): Generator<StreamEvent | undefined, boolean, undefined> {
+    let whole = 0;
+    let tail = "";
+    let length = 0;
+    try {
+      for (const chunk of chunks) {
+        const spent = this.spend(chunk, reasoning);
+        if (spent.text.length > 0) yield emit(spent.text, length);
+        if (spent.cut) tail = spent.text;
+        else whole++;
+        if (spent.text.length > 0) {
+          length += spent.text.length;
+          if (sent) yield* sent(spent.text, length);
+        }
+        if (spent.cut) return true;
+      }
+      return false;
+    } finally {
+      into(tail === "" ? chunkPrefix(chunks, whole) : chunkPrefix(chunks, whole) + tail);
+    }
+  }
+
   // ---- items ----------------------------------------------------------------
 
   *message(step: PlanMessage, outputIndex: number, lastItem: boolean): Events {
@@ -166,24 +204,29 @@ class Emitter {
         const annotations = spec.annotations ?? [];
         /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
         const push = this.push.bind(this);
-        const annotate = function* (all: boolean): Events {
-          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= part.text.length); ai++) {
+        const annotate = function* (all: boolean, length = 0): Events {
+          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= length); ai++) {
             yield push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotations[ai] } });
             (part.annotations as unknown[]).push({ ...annotations[ai] });
           }
         };
         const inline = this.plan.options.annotationsInline === true && annotations.length > 0;
-        for (const chunk of spec.chunks) {
-          const spent = this.spend(chunk, false);
-          if (spent.text.length > 0) {
-            const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${outputIndex}:${ci}:${part.text.length}`) : [];
-            yield this.collect ? this.pushDelta("response.output_text.delta", at, "content_index", ci, spent.text, lp) : this.tick();
-            part.text += spent.text;
-            if (part.logprobs) part.logprobs.push(...lp);
-            if (inline) yield* annotate(false);
-          }
-          if (spent.cut) { cut = true; break; }
-        }
+        let lp: LogProb[] = [];
+        cut = yield* this.deltas(
+          spec.chunks,
+          false,
+          (text, offset) => {
+            lp = logprobTop !== null ? logprobsOf(text, logprobTop, `${outputIndex}:${ci}:${offset}`) : [];
+            return this.collect ? this.pushDelta("response.output_text.delta", at, "content_index", ci, text, lp) : this.tick();
+          },
+          (text) => void (part.text = text),
+          part.logprobs || inline
+            ? function* (_text, length) {
+                if (part.logprobs) part.logprobs.push(...lp);
+                if (inline) yield* annotate(false, length);
+              }
+            : undefined,
+        );
         if (!cut) yield* annotate(true);
         yield this.push("response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
         yield this.push("response.content_part.done", { ...where, part: this.snap(part) });
@@ -191,14 +234,12 @@ class Emitter {
         const part = { type: "refusal" as const, refusal: "" };
         yield this.push("response.content_part.added", { ...where, part: { ...part } });
         item.content.push(part);
-        for (const chunk of spec.chunks) {
-          const spent = this.spend(chunk, false);
-          if (spent.text.length > 0) {
-            yield this.collect ? this.pushDelta("response.refusal.delta", at, "content_index", ci, spent.text, undefined, false) : this.tick();
-            part.refusal += spent.text;
-          }
-          if (spent.cut) { cut = true; break; }
-        }
+        cut = yield* this.deltas(
+          spec.chunks,
+          false,
+          (text) => (this.collect ? this.pushDelta("response.refusal.delta", at, "content_index", ci, text, undefined, false) : this.tick()),
+          (text) => void (part.refusal = text),
+        );
         yield this.push("response.refusal.done", { ...where, refusal: part.refusal });
         yield this.push("response.content_part.done", { ...where, part: { ...part } });
       }
@@ -215,15 +256,12 @@ class Emitter {
     yield this.push("response.output_item.added", { output_index: outputIndex, item: { ...item } });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
-    let cut = false;
-    for (const chunk of step.chunks) {
-      const spent = this.spend(chunk, false);
-      if (spent.text.length > 0) {
-        yield this.collect ? this.pushDelta("response.function_call_arguments.delta", at, null, 0, spent.text) : this.tick();
-        item.arguments += spent.text;
-      }
-      if (spent.cut) { cut = true; break; }
-    }
+    const cut = yield* this.deltas(
+      step.chunks,
+      false,
+      (text) => (this.collect ? this.pushDelta("response.function_call_arguments.delta", at, null, 0, text) : this.tick()),
+      (text) => void (item.arguments = text),
+    );
     yield this.push("response.function_call_arguments.done", { ...at, arguments: item.arguments });
     const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
     yield this.push("response.output_item.done", { output_index: outputIndex, item: { ...item, status } });
@@ -247,14 +285,12 @@ class Emitter {
       const part = { type: "summary_text" as const, text: "" };
       yield this.push("response.reasoning_summary_part.added", { ...where, part: { ...part } });
       item.summary.push(part);
-      for (const chunk of step.summary[si]) {
-        const spent = this.spend(chunk, true);
-        if (spent.text.length > 0) {
-          yield this.collect ? this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, spent.text) : this.tick();
-          part.text += spent.text;
-        }
-        if (spent.cut) { cut = true; break; }
-      }
+      cut = yield* this.deltas(
+        step.summary[si],
+        true,
+        (text) => (this.collect ? this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, text) : this.tick()),
+        (text) => void (part.text = text),
+      );
       yield this.push("response.reasoning_summary_text.done", { ...where, text: part.text });
       yield this.push("response.reasoning_summary_part.done", { ...where, part: { ...part } });
     }
@@ -263,14 +299,12 @@ class Emitter {
       const part = { type: "reasoning_text" as const, text: "" };
       yield this.push("response.content_part.added", { ...where, part: { ...part } });
       item.content!.push(part);
-      for (const chunk of step.content[ci]) {
-        const spent = this.spend(chunk, true);
-        if (spent.text.length > 0) {
-          yield this.collect ? this.pushDelta("response.reasoning.delta", at, "content_index", ci, spent.text) : this.tick();
-          part.text += spent.text;
-        }
-        if (spent.cut) { cut = true; break; }
-      }
+      cut = yield* this.deltas(
+        step.content[ci],
+        true,
+        (text) => (this.collect ? this.pushDelta("response.reasoning.delta", at, "content_index", ci, text) : this.tick()),
+        (text) => void (part.text = text),
+      );
       yield this.push("response.reasoning.done", { ...where, text: part.text });
       yield this.push("response.content_part.done", { ...where, part: { ...part } });
     }
