@@ -186,8 +186,22 @@ export class SlotCursor implements SlotSequence {
     if (faults.dropAfterEvents === i) return finish({ kind: "drop", at: previous ?? 0 });
     const event = this.events.at(i);
     if (event === undefined) return finish({ kind: "done", at: previous ?? profile.latencyMs });
-    if (faults.hangAfterEvents === i) return finish({ kind: "hang", at: previous ?? 0 });
+    if (faults.hangAfterEvents === i) {
+      // Hung, then dropped at dropAfterMs: a stall planned past the hang still silences the heartbeats until the drop.
+      if (dropAfterMs !== undefined && faults.stall && faults.stall.afterEvents > i) this.timeStallPastCut(i, event, previous ?? 0);
+      return finish({ kind: "hang", at: previous ?? 0 });
+    }
+    const at = (previous ?? 0) + this.gapBefore(i, event);
+    if (dropAfterMs !== undefined && at > dropAfterMs) return finish({ kind: "drop", at: dropAfterMs });
+    this.time = at;
+    this.index = i + 1;
+    this.noteStall(i, at);
+    this.queue({ kind: "event", at, index: i });
+  }
 
+  /** The pause before event `i` (draws its jitter). */
+  private gapBefore(i: number, event: Pick<StreamEvent, "type">): number {
+    const { profile, faults } = this;
     let gap: number;
     if (i === 0) gap = profile.latencyMs;
     else if (profile.tokensPerSecond && isTextDelta(event.type)) gap = (countTokens(deltaText(event)) / profile.tokensPerSecond) * 1000;
@@ -195,15 +209,27 @@ export class SlotCursor implements SlotSequence {
     gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : this.jitter()));
     gap += this.pauseOf(i);
     if (faults.stall && faults.stall.afterEvents === i) gap += faults.stall.ms;
-    const at = (previous ?? 0) + gap;
-    if (dropAfterMs !== undefined && at > dropAfterMs) return finish({ kind: "drop", at: dropAfterMs });
-    this.time = at;
-    this.index = i + 1;
-    if (faults.stall && faults.stall.afterEvents === i + 1) {
+    return gap;
+  }
+
+  /** Event `i` is at `at`: the stall starts there when it comes after it. */
+  private noteStall(i: number, at: number): void {
+    const { stall } = this.faults;
+    if (stall && stall.afterEvents === i + 1) {
       this.stallFrom = at;
-      this.stallTo = at + faults.stall.ms;
+      this.stallTo = at + stall.ms;
     }
-    this.queue({ kind: "event", at, index: i });
+  }
+
+  /** Times the events from the cut `i` on, unsent, as far as the stall's start (the stall window reaches back before the drop). */
+  private timeStallPastCut(i: number, event: Pick<StreamEvent, "type">, previous: number): void {
+    const until = this.faults.stall!.afterEvents;
+    let at = previous;
+    for (let k = i, e: Pick<StreamEvent, "type"> | undefined = event; k < until; e = this.events.at(++k)) {
+      if (e === undefined) return;
+      at += this.gapBefore(k, e);
+      this.noteStall(k, at);
+    }
   }
 }
 
