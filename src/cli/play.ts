@@ -6,7 +6,7 @@
  * aside: play prints no heartbeats).
  */
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
-import { answerRequest } from "../emit/index.js";
+import { EventSource, planRequest } from "../emit/index.js";
 import type { Plan } from "../generate/plan.js";
 import { parseCreateRequest } from "../http/validate.js";
 import { doneFrame, sseFrame } from "../http/sse.js";
@@ -54,6 +54,14 @@ export function sseText(events: readonly StreamEvent[], dialect: Dialect = DEFAU
 export function playRequest(input: PlayInput): PlayResult {
   const request = parseCreateRequest(input.body, { strict: input.strict ?? false });
   const dialect = input.dialect ?? DEFAULT_DIALECT;
-  const { scenario, events, plan } = answerRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000), dialect });
-  return { scenario, events, text: sseText(events, dialect, plan) };
+  const { scenario, plan } = planRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000), dialect });
+  // Each event becomes its frame as it is produced; only the frames are kept for the text.
+  const source = new EventSource(plan);
+  const events: StreamEvent[] = [];
+  const frames: string[] = [];
+  for (let e = source.next(); e !== undefined; e = source.next()) {
+    events.push(e);
+    frames.push(sseFrame(e, dialect, plan));
+  }
+  return { scenario, events, text: frames.join("") + doneFrame(dialect) };
 }

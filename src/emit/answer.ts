@@ -6,11 +6,12 @@
  */
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
 import { answerIds, createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
+import { packPlan } from "../generate/packed-chunks.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
 import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource, type StreamEvent } from "../spec/index.js";
-import { emitFinal, emitStream } from "./emit-events.js";
+import { emitFinal, emitStream, EventWindow } from "./emit-events.js";
 
 export interface AnswerInput {
   registry: ScenarioRegistry;
@@ -71,7 +72,8 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   // Background responses start queued (a response.queued event when streamed).
   if (request.background) plan.options.queued = true;
   if (dialect.annotationsInline) plan.options.annotationsInline = true;
-  return { scenario, reason, plan, seed };
+  // A long answer's deltas are kept packed: its plan lives as long as its stream, and as its stored response.
+  return { scenario, reason, plan: packPlan(plan), seed };
 }
 
 /** The planned answer with its whole stream of events. */
@@ -85,6 +87,23 @@ const NO_PAUSES: ReadonlyMap<number, number> = new Map();
 /** The planned answer's final response only, with no events built (a non-streamed answer with no timing). */
 export function finalOnly(planned: PlannedAnswer): Answer {
   return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: [], pauses: NO_PAUSES, response: emitFinal(planned.plan) };
+}
+
+/** A planned answer whose events are produced as they are sent. */
+export interface LazyAnswer extends PlannedAnswer {
+  /** The events, each built when it is first asked for; the per-step pauses with them. */
+  events: EventWindow;
+  /** The final response (the terminal event's), built up front without the events. */
+  response: ResponseResource;
+}
+
+/**
+ * The planned answer with its events to come: the final response now (the
+ * store and the journal need it before the stream has been played), the
+ * events one at a time as the stream reaches them.
+ */
+export function withLazyEvents(planned: PlannedAnswer): LazyAnswer {
+  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: new EventWindow(planned.plan), response: emitFinal(planned.plan) };
 }
 
 /** Answers a validated request with its whole stream. */

@@ -4,6 +4,7 @@
  * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
  */
 import { hashString, fnv1a } from "../generate/hash.js";
+import { chunkPrefix, type Chunks } from "../generate/packed-chunks.js";
 import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
@@ -60,12 +61,14 @@ function logprobsOf(delta: string, top: number, salt: string): LogProb[] {
   });
 }
 
+/** A run of events as the emitter produces them (undefined for each one counted but not built). */
+type Events = Generator<StreamEvent | undefined, void, undefined>;
+
 class Emitter {
-  readonly events: StreamEvent[] = [];
   /** Events emitted so far (counted even when they are not collected). */
   count = 0;
-  /** Extra pauses before events, by event index (from per-step delays). */
-  readonly pauses = new Map<number, number>();
+  /** The extra pause (ms, from per-step delays) before the next event out; taken by it. */
+  pause = 0;
   /** Output items as emitted so far; the terminal snapshot's `output`. */
   readonly output: OutputItem[] = [];
   outputTokens = 0;
@@ -87,17 +90,19 @@ class Emitter {
     this.failAt = o.kind === "failed" && o.afterEvents !== undefined ? Math.max(o.afterEvents, plan.options.queued ? 3 : 2) : undefined;
   }
 
-  /** Appends an event with the next sequence number, or stops at the failure point. */
-  push<T extends Record<string, unknown>>(type: string, fields: T): void {
+  /** The next event (undefined when not collecting), with the next sequence number; or stops at the failure point. */
+  push<T extends Record<string, unknown>>(type: string, fields: T): StreamEvent | undefined {
     if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
-    if (this.collect) this.events.push({ type, sequence_number: this.count, ...fields } as unknown as StreamEvent);
+    const event = this.collect ? ({ type, sequence_number: this.count, ...fields } as unknown as StreamEvent) : undefined;
     this.count++;
+    return event;
   }
 
   /** Counts an event that is not collected (the failure point still applies). */
-  tick(): void {
+  tick(): undefined {
     if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
     this.count++;
+    return undefined;
   }
 
   /** A copy for an event's payload (the live object changes later); nothing to copy when not collecting. */
@@ -126,27 +131,64 @@ class Emitter {
    * Appends a text delta event, built in one go (deltas are most of a stream):
    * `type, sequence_number, item_id, output_index[, indexKey], delta[, logprobs][, obfuscation]`.
    */
-  private pushDelta(type: string, at: { item_id: string; output_index: number }, indexKey: string | null, index: number, delta: string, logprobs?: LogProb[], obfuscate = true): void {
+  private pushDelta(type: string, at: { item_id: string; output_index: number }, indexKey: string | null, index: number, delta: string, logprobs?: LogProb[], obfuscate = true): StreamEvent {
     if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
     const event: Record<string, unknown> = { type, sequence_number: this.count, item_id: at.item_id, output_index: at.output_index };
     if (indexKey !== null) event[indexKey] = index;
     event.delta = delta;
     if (logprobs !== undefined) event.logprobs = logprobs;
     if (obfuscate && this.plan.options.obfuscation) event.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (delta.length % 16)));
-    this.events.push(event as unknown as StreamEvent);
     this.count++;
+    return event as unknown as StreamEvent;
   }
 
   snapshot(overrides: Partial<ResponseResource>): ResponseResource {
     return { ...this.plan.base, ...overrides };
   }
 
+  /**
+   * Streams one list of deltas, spending the budget: yields each delta's
+   * event (`emit` gets its text and the length sent before it), then runs
+   * `sent` (with the length sent so far). The text sent is handed to `into`
+   * once, as one flat string, when the list ends or the stream stops inside
+   * it — not built up delta by delta, which would leave a chain of a
+   * thousand concatenations in a long answer's snapshots. Returns whether the
+   * budget cut it.
+   */
+  private *deltas(
+    chunks: Chunks,
+    reasoning: boolean,
+    emit: (text: string, offset: number) => StreamEvent | undefined,
+    into: (text: string) => void,
+    sent?: (text: string, length: number) => Events,
+  ): Generator<StreamEvent | undefined, boolean, undefined> {
+    let whole = 0;
+    let tail = "";
+    let length = 0;
+    try {
+      for (const chunk of chunks) {
+        const spent = this.spend(chunk, reasoning);
+        if (spent.text.length > 0) yield emit(spent.text, length);
+        if (spent.cut) tail = spent.text;
+        else whole++;
+        if (spent.text.length > 0) {
+          length += spent.text.length;
+          if (sent) yield* sent(spent.text, length);
+        }
+        if (spent.cut) return true;
+      }
+      return false;
+    } finally {
+      into(tail === "" ? chunkPrefix(chunks, whole) : chunkPrefix(chunks, whole) + tail);
+    }
+  }
+
   // ---- items ----------------------------------------------------------------
 
-  message(step: PlanMessage, outputIndex: number, lastItem: boolean): void {
+  *message(step: PlanMessage, outputIndex: number, lastItem: boolean): Events {
     const item: OutputItem = { type: "message", id: step.id, status: "in_progress", role: "assistant", content: [] };
     if (step.phase) (item as { phase?: string }).phase = step.phase;
-    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
+    yield this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
     const logprobTop = this.plan.options.logprobs;
@@ -157,137 +199,129 @@ class Emitter {
       if (spec.type === "output_text") {
         const part: { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] } = { type: "output_text", text: "", annotations: [] };
         if (logprobTop !== null) part.logprobs = [];
-        this.push("response.content_part.added", { ...where, part: this.snap(part) });
+        yield this.push("response.content_part.added", { ...where, part: this.snap(part) });
         item.content.push(part);
         const annotations = spec.annotations ?? [];
         /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
-        const annotate = (all: boolean) => {
-          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= part.text.length); ai++) {
-            this.push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotations[ai] } });
+        const push = this.push.bind(this);
+        const annotate = function* (all: boolean, length = 0): Events {
+          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= length); ai++) {
+            yield push("response.output_text.annotation.added", { ...where, annotation_index: ai, annotation: { ...annotations[ai] } });
             (part.annotations as unknown[]).push({ ...annotations[ai] });
           }
         };
         const inline = this.plan.options.annotationsInline === true && annotations.length > 0;
-        for (const chunk of spec.chunks) {
-          const spent = this.spend(chunk, false);
-          if (spent.text.length > 0) {
-            const lp = logprobTop !== null ? logprobsOf(spent.text, logprobTop, `${outputIndex}:${ci}:${part.text.length}`) : [];
-            if (this.collect) this.pushDelta("response.output_text.delta", at, "content_index", ci, spent.text, lp);
-            else this.tick();
-            part.text += spent.text;
-            if (part.logprobs) part.logprobs.push(...lp);
-            if (inline) annotate(false);
-          }
-          if (spent.cut) { cut = true; break; }
-        }
-        if (!cut) annotate(true);
-        this.push("response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
-        this.push("response.content_part.done", { ...where, part: this.snap(part) });
+        let lp: LogProb[] = [];
+        cut = yield* this.deltas(
+          spec.chunks,
+          false,
+          (text, offset) => {
+            lp = logprobTop !== null ? logprobsOf(text, logprobTop, `${outputIndex}:${ci}:${offset}`) : [];
+            return this.collect ? this.pushDelta("response.output_text.delta", at, "content_index", ci, text, lp) : this.tick();
+          },
+          (text) => void (part.text = text),
+          part.logprobs || inline
+            ? function* (_text, length) {
+                if (part.logprobs) part.logprobs.push(...lp);
+                if (inline) yield* annotate(false, length);
+              }
+            : undefined,
+        );
+        if (!cut) yield* annotate(true);
+        yield this.push("response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
+        yield this.push("response.content_part.done", { ...where, part: this.snap(part) });
       } else {
         const part = { type: "refusal" as const, refusal: "" };
-        this.push("response.content_part.added", { ...where, part: { ...part } });
+        yield this.push("response.content_part.added", { ...where, part: { ...part } });
         item.content.push(part);
-        for (const chunk of spec.chunks) {
-          const spent = this.spend(chunk, false);
-          if (spent.text.length > 0) {
-            if (this.collect) this.pushDelta("response.refusal.delta", at, "content_index", ci, spent.text, undefined, false);
-            else this.tick();
-            part.refusal += spent.text;
-          }
-          if (spent.cut) { cut = true; break; }
-        }
-        this.push("response.refusal.done", { ...where, refusal: part.refusal });
-        this.push("response.content_part.done", { ...where, part: { ...part } });
+        cut = yield* this.deltas(
+          spec.chunks,
+          false,
+          (text) => (this.collect ? this.pushDelta("response.refusal.delta", at, "content_index", ci, text, undefined, false) : this.tick()),
+          (text) => void (part.refusal = text),
+        );
+        yield this.push("response.refusal.done", { ...where, refusal: part.refusal });
+        yield this.push("response.content_part.done", { ...where, part: { ...part } });
       }
     }
     // The live item changes only once output_item.done is out: a failure on that event leaves it in progress.
     const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
-    this.push("response.output_item.done", { output_index: outputIndex, item: { ...this.snap(item), status } });
+    yield this.push("response.output_item.done", { output_index: outputIndex, item: { ...this.snap(item), status } });
     item.status = status;
     if (cut) throw new BudgetExhausted();
   }
 
-  functionCall(step: PlanFunctionCall, outputIndex: number, lastItem: boolean): void {
+  *functionCall(step: PlanFunctionCall, outputIndex: number, lastItem: boolean): Events {
     const item = { type: "function_call" as const, id: step.id, call_id: step.call_id, name: step.name, arguments: "", status: "in_progress" as "in_progress" | "completed" | "incomplete" };
-    this.push("response.output_item.added", { output_index: outputIndex, item: { ...item } });
+    yield this.push("response.output_item.added", { output_index: outputIndex, item: { ...item } });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
-    let cut = false;
-    for (const chunk of step.chunks) {
-      const spent = this.spend(chunk, false);
-      if (spent.text.length > 0) {
-        if (this.collect) this.pushDelta("response.function_call_arguments.delta", at, null, 0, spent.text);
-            else this.tick();
-        item.arguments += spent.text;
-      }
-      if (spent.cut) { cut = true; break; }
-    }
-    this.push("response.function_call_arguments.done", { ...at, arguments: item.arguments });
+    const cut = yield* this.deltas(
+      step.chunks,
+      false,
+      (text) => (this.collect ? this.pushDelta("response.function_call_arguments.delta", at, null, 0, text) : this.tick()),
+      (text) => void (item.arguments = text),
+    );
+    yield this.push("response.function_call_arguments.done", { ...at, arguments: item.arguments });
     const status = cut || (lastItem && this.plan.outcome.kind === "incomplete") ? "incomplete" : "completed";
-    this.push("response.output_item.done", { output_index: outputIndex, item: { ...item, status } });
+    yield this.push("response.output_item.done", { output_index: outputIndex, item: { ...item, status } });
     item.status = status;
     if (cut) throw new BudgetExhausted();
   }
 
-  reasoning(step: PlanReasoning, outputIndex: number): void {
+  *reasoning(step: PlanReasoning, outputIndex: number): Events {
     const item: { type: "reasoning"; id: string; summary: { type: "summary_text"; text: string }[]; content?: { type: "reasoning_text"; text: string }[]; encrypted_content?: string } = {
       type: "reasoning",
       id: step.id,
       summary: [],
     };
     if (step.content) item.content = [];
-    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
+    yield this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(item) });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
     let cut = false;
     for (let si = 0; si < step.summary.length && !cut; si++) {
       const where = { ...at, summary_index: si };
       const part = { type: "summary_text" as const, text: "" };
-      this.push("response.reasoning_summary_part.added", { ...where, part: { ...part } });
+      yield this.push("response.reasoning_summary_part.added", { ...where, part: { ...part } });
       item.summary.push(part);
-      for (const chunk of step.summary[si]) {
-        const spent = this.spend(chunk, true);
-        if (spent.text.length > 0) {
-          if (this.collect) this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, spent.text);
-            else this.tick();
-          part.text += spent.text;
-        }
-        if (spent.cut) { cut = true; break; }
-      }
-      this.push("response.reasoning_summary_text.done", { ...where, text: part.text });
-      this.push("response.reasoning_summary_part.done", { ...where, part: { ...part } });
+      cut = yield* this.deltas(
+        step.summary[si],
+        true,
+        (text) => (this.collect ? this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, text) : this.tick()),
+        (text) => void (part.text = text),
+      );
+      yield this.push("response.reasoning_summary_text.done", { ...where, text: part.text });
+      yield this.push("response.reasoning_summary_part.done", { ...where, part: { ...part } });
     }
     for (let ci = 0; step.content && ci < step.content.length && !cut; ci++) {
       const where = { ...at, content_index: ci };
       const part = { type: "reasoning_text" as const, text: "" };
-      this.push("response.content_part.added", { ...where, part: { ...part } });
+      yield this.push("response.content_part.added", { ...where, part: { ...part } });
       item.content!.push(part);
-      for (const chunk of step.content[ci]) {
-        const spent = this.spend(chunk, true);
-        if (spent.text.length > 0) {
-          if (this.collect) this.pushDelta("response.reasoning.delta", at, "content_index", ci, spent.text);
-            else this.tick();
-          part.text += spent.text;
-        }
-        if (spent.cut) { cut = true; break; }
-      }
-      this.push("response.reasoning.done", { ...where, text: part.text });
-      this.push("response.content_part.done", { ...where, part: { ...part } });
+      cut = yield* this.deltas(
+        step.content[ci],
+        true,
+        (text) => (this.collect ? this.pushDelta("response.reasoning.delta", at, "content_index", ci, text) : this.tick()),
+        (text) => void (part.text = text),
+      );
+      yield this.push("response.reasoning.done", { ...where, text: part.text });
+      yield this.push("response.content_part.done", { ...where, part: { ...part } });
     }
     const final = this.snap(item);
     if (step.encrypted_content !== undefined && !cut) final.encrypted_content = step.encrypted_content;
-    this.push("response.output_item.done", { output_index: outputIndex, item: final });
+    yield this.push("response.output_item.done", { output_index: outputIndex, item: final });
     if (final.encrypted_content !== undefined) item.encrypted_content = final.encrypted_content;
     if (cut) throw new BudgetExhausted();
   }
 
-  vendorItem(step: PlanVendorItem, outputIndex: number, lastItem: boolean): void {
+  *vendorItem(step: PlanVendorItem, outputIndex: number, lastItem: boolean): Events {
     const { status, ...rest } = step.item;
     const added = { ...rest, status: "in_progress" };
-    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(added) });
+    yield this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(added) });
     const done = { ...rest, status: lastItem && this.plan.outcome.kind === "incomplete" ? "incomplete" : (status ?? "completed") };
     this.output.push(added as unknown as OutputItem);
-    this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
+    yield this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
     this.output[outputIndex] = done as unknown as OutputItem;
   }
 
@@ -298,8 +332,8 @@ class Emitter {
    * count as output tokens; they are not cut by the budget (a hosted call is
    * played whole or not at all).
    */
-  hostedCall(step: PlanHostedCall, outputIndex: number, lastItem: boolean): void {
-    this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(step.added) });
+  *hostedCall(step: PlanHostedCall, outputIndex: number, lastItem: boolean): Events {
+    yield this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(step.added) });
     if (step.added.type === "web_search_call") this.webSearches++;
     const item = copyJson(step.added) as Record<string, unknown>;
     this.output.push(item as unknown as OutputItem);
@@ -309,40 +343,43 @@ class Emitter {
         this.outputTokens += countTokens(ev.delta.text);
         const fields: Record<string, unknown> = { ...at, delta: ev.delta.text };
         if (this.plan.options.obfuscation) fields.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (ev.delta.text.length % 16)));
-        this.push(ev.type, fields);
+        yield this.push(ev.type, fields);
         item[ev.delta.into] = String(item[ev.delta.into] ?? "") + ev.delta.text;
       } else {
-        this.push(ev.type, { ...at, ...(ev.fields ? this.snap(ev.fields) : {}) });
+        yield this.push(ev.type, { ...at, ...(ev.fields ? this.snap(ev.fields) : {}) });
       }
     }
     const done: Record<string, unknown> = { ...step.done };
     if (lastItem && this.plan.outcome.kind === "incomplete" && "status" in done) done.status = "incomplete";
-    this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
+    yield this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
     this.output[outputIndex] = done as unknown as OutputItem;
   }
 
-  items(items: PlanItem[]): void {
+  *items(items: PlanItem[]): Events {
     const lastOutput = items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
-    items.forEach((step, i) => {
-      if (step.delayMs) this.pauses.set(this.count, (this.pauses.get(this.count) ?? 0) + step.delayMs);
+    for (let i = 0; i < items.length; i++) {
+      const step = items[i];
+      // A step's pause comes before its first event (the next one out, whatever it is).
+      if (step.delayMs) this.pause += step.delayMs;
       const outputIndex = this.output.length;
       const last = i === lastOutput;
       switch (step.kind) {
-        case "message": return this.message(step, outputIndex, last);
-        case "function_call": return this.functionCall(step, outputIndex, last);
-        case "reasoning": return this.reasoning(step, outputIndex);
-        case "vendor_item": return this.vendorItem(step, outputIndex, last);
-        case "hosted_call": return this.hostedCall(step, outputIndex, last);
+        case "message": yield* this.message(step, outputIndex, last); break;
+        case "function_call": yield* this.functionCall(step, outputIndex, last); break;
+        case "reasoning": yield* this.reasoning(step, outputIndex); break;
+        case "vendor_item": yield* this.vendorItem(step, outputIndex, last); break;
+        case "hosted_call": yield* this.hostedCall(step, outputIndex, last); break;
         case "vendor_event": {
           const { type, ...data } = step.event;
-          return this.push(type, data);
+          yield this.push(type, data);
+          break;
         }
         default: {
           const never: never = step;
           throw new Error(`unknown plan step ${JSON.stringify(never)}`);
         }
       }
-    });
+    }
   }
 
   /**
@@ -383,6 +420,54 @@ export interface EmittedStream {
   response: ResponseResource;
 }
 
+/**
+ * A plan's events, produced one at a time as they are asked for: event `i`
+ * is built (with its sequence number, snapshot or delta) only when the
+ * consumer gets to it, so an open stream holds the plan and the emitter's
+ * place in it, not its events. The same emitter builds `emitStream`'s array,
+ * so the two cannot differ.
+ */
+export class EventSource {
+  private readonly emitter: Emitter;
+  private readonly run: Events;
+  private finished = false;
+  private pauseOfLast = 0;
+  private final: ResponseResource | undefined;
+
+  constructor(readonly plan: Plan) {
+    this.emitter = new Emitter(plan);
+    this.run = play(this.emitter, plan, (response) => void (this.final = response));
+  }
+
+  /** The next event, or undefined once the terminal one has been produced. */
+  next(): StreamEvent | undefined {
+    if (this.finished) return undefined;
+    const step = this.run.next();
+    if (step.done) {
+      this.finished = true;
+      return undefined;
+    }
+    this.pauseOfLast = this.emitter.pause;
+    this.emitter.pause = 0;
+    return step.value;
+  }
+
+  /** How many events have been produced so far. */
+  get produced(): number {
+    return this.emitter.count;
+  }
+
+  /** The extra pause (ms) a scripted step asks for before the event last produced. */
+  get pause(): number {
+    return this.pauseOfLast;
+  }
+
+  /** The final response, once the terminal event has been produced (the object that event carries). */
+  get response(): ResponseResource | undefined {
+    return this.final;
+  }
+}
+
 /** Turns a plan into its complete, ordered list of streaming events. */
 export function emitEvents(plan: Plan): StreamEvent[] {
   return emitStream(plan).events;
@@ -390,9 +475,14 @@ export function emitEvents(plan: Plan): StreamEvent[] {
 
 /** Like emitEvents, with the per-step pauses for the timing schedule and the final response. */
 export function emitStream(plan: Plan): EmittedStream {
-  const e = new Emitter(plan);
-  const response = play(e, plan);
-  return { events: e.events, pauses: e.pauses, response };
+  const source = new EventSource(plan);
+  const events: StreamEvent[] = [];
+  const pauses = new Map<number, number>();
+  for (let e = source.next(); e !== undefined; e = source.next()) {
+    if (source.pause > 0) pauses.set(events.length, source.pause);
+    events.push(e);
+  }
+  return { events, pauses, response: source.response! };
 }
 
 /**
@@ -400,21 +490,23 @@ export function emitStream(plan: Plan): EmittedStream {
  * would carry — without building the events (for non-streamed answers).
  */
 export function emitFinal(plan: Plan): ResponseResource {
-  return play(new Emitter(plan, false), plan);
+  let final: ResponseResource | undefined;
+  const run = play(new Emitter(plan, false), plan, (response) => void (final = response));
+  while (!run.next().done);
+  return final!;
 }
 
-/** Plays a plan into an emitter; returns the terminal response. */
-function play(e: Emitter, plan: Plan): ResponseResource {
-  const lifecycle = (type: string, status: ResponseResource["status"]) =>
-    e.push(type, e.collect ? { response: e.snapshot({ status }) } : {});
-  lifecycle("response.created", plan.options.queued ? "queued" : "in_progress");
-  if (plan.options.queued) lifecycle("response.queued", "queued");
-  lifecycle("response.in_progress", "in_progress");
+/** Plays a plan into an emitter, event by event; hands the terminal response to `end` as its event is produced. */
+function* play(e: Emitter, plan: Plan, end: (response: ResponseResource) => void): Events {
+  const lifecycle = (type: string, status: ResponseResource["status"]) => e.push(type, e.collect ? { response: e.snapshot({ status }) } : {});
+  yield lifecycle("response.created", plan.options.queued ? "queued" : "in_progress");
+  if (plan.options.queued) yield lifecycle("response.queued", "queued");
+  yield lifecycle("response.in_progress", "in_progress");
 
   const outcome = plan.outcome;
   let stoppedBy: "failure" | "budget" | null = null;
   try {
-    e.items(plan.items);
+    yield* e.items(plan.items);
   } catch (stop) {
     if (stop instanceof FailurePoint) stoppedBy = "failure";
     else if (stop instanceof BudgetExhausted) stoppedBy = "budget";
@@ -423,24 +515,77 @@ function play(e: Emitter, plan: Plan): ResponseResource {
 
   /** The terminal event, always emitted (past any failure point). */
   const terminal = (type: string, response: ResponseResource) => {
-    if (e.collect) e.events.push({ type, sequence_number: e.count, response } as StreamEvent);
+    end(response);
+    const event = e.collect ? ({ type, sequence_number: e.count, response } as StreamEvent) : undefined;
     e.count++;
-    return response;
+    return event;
   };
 
   // A budget that runs out before the planned failure point pre-empts it.
   if (outcome.kind === "failed" && stoppedBy !== "budget") {
     const error: ErrorPayload = { ...outcome.error };
-    if (e.collect) e.events.push({ type: "error", sequence_number: e.count, error } as StreamEvent);
+    const event = e.collect ? ({ type: "error", sequence_number: e.count, error } as StreamEvent) : undefined;
     e.count++;
-    return terminal(
+    yield event;
+    yield terminal(
       "response.failed",
       e.snapshot({ status: "failed", output: closeOpenItems(e.output), error: { type: error.type, code: error.code ?? error.type, message: error.message } }),
     );
+    return;
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {
     const reason = stoppedBy === "budget" ? "max_output_tokens" : (outcome as { reason: string }).reason;
-    return terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+    yield terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+    return;
   }
-  return terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+  yield terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+}
+
+/** How many of the latest events a window keeps (the pacer reads one ahead of what it sends). */
+const WINDOW = 4;
+
+/**
+ * A stream's events for a schedule and a sink to share: `at(i)` produces
+ * events up to `i` from the plan as they are first asked for, and keeps only
+ * the last few (the schedule reads event `i + 1` to time it while the sink is
+ * still to send event `i`). Asking for an event older than that throws: a
+ * stream is played forward.
+ */
+export class EventWindow {
+  private readonly source: EventSource;
+  private readonly ring: (StreamEvent | undefined)[] = new Array(WINDOW);
+  private readonly pauses = new Float64Array(WINDOW);
+
+  constructor(plan: Plan) {
+    this.source = new EventSource(plan);
+  }
+
+  /** Event `index`, produced now if it was not yet; undefined past the terminal event. */
+  at(index: number): StreamEvent | undefined {
+    while (this.source.produced <= index) {
+      const n = this.source.produced;
+      const event = this.source.next();
+      if (event === undefined) return undefined;
+      this.ring[n % WINDOW] = event;
+      this.pauses[n % WINDOW] = this.source.pause;
+    }
+    if (index < this.source.produced - WINDOW || index < 0) throw new RangeError(`event ${index} is no longer held (the stream is at ${this.source.produced})`);
+    return this.ring[index % WINDOW];
+  }
+
+  /** The extra pause before event `index` (read once `at(index)` has produced it). */
+  pauseBefore(index: number): number {
+    this.at(index);
+    return this.pauses[index % WINDOW];
+  }
+
+  /** How many events have been produced so far. */
+  get produced(): number {
+    return this.source.produced;
+  }
+
+  /** The final response, once the terminal event has been produced. */
+  get response(): ResponseResource | undefined {
+    return this.source.response;
+  }
 }

@@ -5,11 +5,12 @@
  */
 import type { Fault, ScenarioTiming } from "../scenario/schema.js";
 import type { ErrorPayload, OutputAnnotation, ResponseResource } from "../spec/index.js";
+import type { Chunks } from "./packed-chunks.js";
 
-/** A text part of an assistant message; its text is `chunks.join("")`. */
+/** A text part of an assistant message; its text is `chunks.join("")` (chunks are packed in a long answer: packed-chunks.ts). */
 export interface PlanTextPart {
   type: "output_text";
-  chunks: string[];
+  chunks: Chunks;
   /** url_citation (any dialect) or file_citation (only where OpenAI's types are spoken). */
   annotations?: OutputAnnotation[];
 }
@@ -17,7 +18,7 @@ export interface PlanTextPart {
 /** A refusal part of an assistant message. */
 export interface PlanRefusalPart {
   type: "refusal";
-  chunks: string[];
+  chunks: Chunks;
 }
 
 export interface PlanMessage {
@@ -37,7 +38,7 @@ export interface PlanFunctionCall {
   call_id: string;
   name: string;
   /** The argument JSON text, as the deltas that stream it. */
-  chunks: string[];
+  chunks: Chunks;
 }
 
 export interface PlanReasoning {
@@ -46,9 +47,9 @@ export interface PlanReasoning {
   delayMs?: number;
   id: string;
   /** One entry per summary part, each the deltas of its text. */
-  summary: string[][];
+  summary: Chunks[];
   /** Raw reasoning text parts (`reasoning_text`), each as its deltas. */
-  content?: string[][];
+  content?: Chunks[];
   encrypted_content?: string;
 }
 

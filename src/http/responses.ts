@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dialectHeaders, responseBody } from "../dialect/index.js";
-import { finalOnly, planRequest, withEvents, type Answer } from "../emit/index.js";
+import { finalOnly, planRequest, withEvents, withLazyEvents, type Answer, type LazyAnswer } from "../emit/index.js";
 import { createRng, expandCompactions, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario } from "../scenario/registry.js";
@@ -14,11 +14,11 @@ import { priorItems, withItemIds } from "../store/conversation.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, resolveTiming } from "../timing/profile.js";
-import { buildSchedule, type Schedule } from "../timing/schedule.js";
+import { filterSlots, scheduleCursor, type Schedule, type SlotCursor } from "../timing/schedule.js";
 import type { AppDeps } from "./app.js";
 import type { JournalEntry, JournalOutcome } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
-import { eventsBeforeHang, markPlayEnd, marksOf, tracedSink } from "../journal/traced-sink.js";
+import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { sendJson } from "./raw.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { readJsonBody } from "./body.js";
@@ -76,20 +76,22 @@ export function timingOf(controls: RequestControls | undefined, deps: AppDeps, a
   return { profile, stepDelays, faults, paced };
 }
 
-/** The timing schedule of an answer's events. */
-export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps, answer: Answer): Schedule {
+/** The timing schedule of an answer's events, slot by slot as it is played (reading each event as it comes due). */
+export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps, answer: Answer | LazyAnswer): SlotCursor {
   const { profile, stepDelays, faults } = timingOf(controls, deps, answer);
-  return buildSchedule(answer.events, profile, createRng(`${answer.seed}|timing`), { pauses: stepDelays ? answer.pauses : undefined, faults });
+  const { events } = answer;
+  const pauses = !stepDelays ? undefined : "pauseBefore" in events ? (i: number) => events.pauseBefore(i) : (answer as Answer).pauses;
+  return scheduleCursor(events, profile, createRng(`${answer.seed}|timing`), { pauses, faults });
 }
 
 /** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */
-export function storedRecord(request: CreateResponseBody, answer: Answer, session: string | null = null, response = answer.response): StoredResponse | undefined {
+export function storedRecord(request: CreateResponseBody, answer: Answer | LazyAnswer, session: string | null = null, response = answer.response): StoredResponse | undefined {
   if (request.store === false) return undefined;
   return { response, input: storedInput(request, answer), plan: answer.plan, session };
 }
 
 /** The request's own input items with ids, as the store keeps them. */
-const storedInput = (request: CreateResponseBody, answer: Answer): ItemParam[] => withItemIds(inputItems(request.input), answer.plan.base.id);
+const storedInput = (request: CreateResponseBody, answer: Pick<Answer, "plan">): ItemParam[] => withItemIds(inputItems(request.input), answer.plan.base.id);
 
 /**
  * Answers one `POST /v1/responses` on Node's request and response. It throws
@@ -128,22 +130,22 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     entry.streamed = request.stream === true;
   }
   const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, forced: selection, createdAt, dialect, session, repeat });
-  // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
+  // Events are built only when they are sent or paced, each as it comes due; a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
-  const answer = request.stream || request.background || paced ? withEvents(planned) : finalOnly(planned);
-  const { events, scenario, plan } = answer;
+  const answer = request.background ? withEvents(planned) : request.stream || paced ? withLazyEvents(planned) : finalOnly(planned);
+  const { scenario, plan } = answer;
   if (entry) entry.responseId = plan.base.id;
   const answerHeaders = () => ({ "x-mock-scenario": scenario.name, ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started) });
 
   if (request.background) {
+    const { events } = answer as Answer;
     const first = events[0] as { response?: StoredResponse["response"] };
     const record = storedRecord(request, answer, session, first.response)!;
     // The answer is the response as it starts (queued), whatever the run does before it is written.
     const body = responseBody(dialect, record.response, plan);
     const saved = deps.store.put(record);
     if (saved) await saved;
-    const schedule = scheduleOf(controls, deps, answer);
-    const run = deps.runs.start(record, events, { ...schedule, slots: schedule.slots.filter((s) => s.kind === "event" || s.kind === "done") });
+    const run = deps.runs.start(record, events, filterSlots(scheduleOf(controls, deps, answer), (s) => s.kind === "event" || s.kind === "done"));
     if (request.stream) {
       await followRun(res, run, -1, dialect, answerHeaders());
       if (entry) entry.outcome = !res.writableEnded ? "aborted" : run.state === "cancelled" ? "cancelled" : answer.response.status;
@@ -167,8 +169,8 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
 
   if (request.stream) {
     const schedule = scheduleOf(controls, deps, answer);
-    const sink = sseSink(res, events, dialect, plan, answerHeaders());
-    const traced = tracedSink(sink, timeline, { now, done: dialect.sse.done, hangAfter: eventsBeforeHang(schedule), marks: marksOf(schedule) });
+    const sink = sseSink(res, answer.events, dialect, plan, answerHeaders());
+    const traced = tracedSink(sink, timeline, { now, done: dialect.sse.done });
     const result = await playSchedule(schedule, traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
     markPlayEnd(timeline, result, now());
     if (entry) {
@@ -195,8 +197,8 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     destroy: () => res.destroy(),
   };
   const timed = scheduleOf(controls, deps, answer);
-  const traced = tracedSink(jsonSink, timeline, { now, done: false, hangAfter: eventsBeforeHang(timed), json: true });
-  const result = await playSchedule({ ...timed, slots: timed.slots.filter((s) => s.kind !== "heartbeat") }, traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  const traced = tracedSink(jsonSink, timeline, { now, done: false, json: true });
+  const result = await playSchedule(filterSlots(timed, (s) => s.kind !== "heartbeat"), traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
   markPlayEnd(timeline, result, now());
   if (entry) entry.outcome = playOutcome(result, timed, reached, answer);
 }
@@ -207,11 +209,15 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
  * held it until the client left (after every event before the hang was
  * sent); otherwise `aborted`. `sent` is how many events the sink took.
  */
-export function playOutcome(result: PlayResult, schedule: Schedule, sent: number, answer: Pick<Answer, "response">): JournalOutcome {
+export function playOutcome(result: PlayResult, schedule: Schedule | SlotCursor, sent: number, answer: Pick<Answer, "response">): JournalOutcome {
   if (result === "done") return answer.response.status;
   if (result === "dropped") return "dropped";
-  if (schedule.slots.at(-1)?.kind !== "hang") return "aborted";
-  let before = 0;
-  for (const slot of schedule.slots) if (slot.kind === "event") before++;
-  return sent >= before ? "hung" : "aborted";
+  if ("slots" in schedule) {
+    if (schedule.slots.at(-1)?.kind !== "hang") return "aborted";
+    let before = 0;
+    for (const slot of schedule.slots) if (slot.kind === "event") before++;
+    return sent >= before ? "hung" : "aborted";
+  }
+  // A cursor that has not reached its end was cut by the client before it.
+  return schedule.end?.kind === "hang" && sent >= schedule.eventCount! ? "hung" : "aborted";
 }

@@ -9,7 +9,7 @@ import type { ResponseResource, StreamEvent } from "../spec/index.js";
 import type { StoredResponse, ResponseStore } from "../store/response-store.js";
 import type { Clock } from "../timing/clock.js";
 import { playSchedule } from "../timing/pacer.js";
-import type { Schedule } from "../timing/schedule.js";
+import type { Schedule, SlotSequence } from "../timing/schedule.js";
 
 type Listener = (event: StreamEvent | null) => void;
 
@@ -26,7 +26,7 @@ export class Run {
   constructor(
     private readonly record: StoredResponse,
     private readonly events: readonly StreamEvent[],
-    schedule: Schedule,
+    schedule: Schedule | SlotSequence,
     private readonly store: ResponseStore,
     clock: Clock,
   ) {
@@ -115,7 +115,7 @@ export class Runs {
     private readonly clock: Clock,
   ) {}
 
-  start(record: StoredResponse, events: readonly StreamEvent[], schedule: Schedule): Run {
+  start(record: StoredResponse, events: readonly StreamEvent[], schedule: Schedule | SlotSequence): Run {
     this.runs.get(record.response.id)?.cancel();
     const run = new Run(record, events, schedule, this.store, this.clock);
     this.runs.set(run.id, run);

@@ -53,6 +53,14 @@ export function drained(res: ServerResponse): Promise<boolean> {
   });
 }
 
+/**
+ * A stream's events by index: an array, or an EventWindow that builds each
+ * one when the pacer reaches it.
+ */
+export interface EventsAt {
+  at(index: number): StreamEvent | undefined;
+}
+
 /** Frames due together are joined up to this many characters before they are written. */
 const JOIN_LIMIT = 64 * 1024;
 
@@ -65,7 +73,7 @@ const JOIN_LIMIT = 64 * 1024;
  * response in one write. `destroy` sends what was delivered, then closes the
  * socket.
  */
-export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink & { readonly sent: number } {
+export function sseSink(res: ServerResponse, events: EventsAt, dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink & { readonly sent: number } {
   let pending = "";
   /** Events handed to the response so far (the last ones may be lost in flight if the client goes). */
   let sent = 0;
@@ -102,7 +110,7 @@ export function sseSink(res: ServerResponse, events: readonly StreamEvent[], dia
     event(i) {
       if (gone()) return false;
       sent++;
-      return add(eventFrame(dialect, events[i], plan));
+      return add(eventFrame(dialect, events.at(i)!, plan));
     },
     heartbeat: () => add(HEARTBEAT_FRAME),
     flush: () => void send(),

@@ -11,7 +11,7 @@ import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect
 import { answerIds, compactConversation, countInputTokens, createRng, requestSeed, type Plan } from "../generate/index.js";
 import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
-import { eventsOf, type StoredResponse } from "../store/response-store.js";
+import { replayEvents, type StoredResponse } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
 import { strictHeader } from "./control-headers.js";
 import { conversationOf, readObjectBody } from "./responses.js";
@@ -94,7 +94,7 @@ export async function followRun(res: ServerResponse, run: Run, startingAfter: nu
 }
 
 /** Replays stored events as SSE in a dialect (all at once), then [DONE] where the dialect sends it. */
-async function replay(ctx: Context, events: readonly StreamEvent[], startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
+async function replay(ctx: Context, events: Iterable<StreamEvent>, startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200, sseHeaders(dialect));
@@ -162,7 +162,7 @@ export function storedRoutes(deps: AppDeps) {
         // A run another process plays is replayed once it has ended there.
         const ended = deps.runBus && isRunning(record) ? await endedElsewhere(ctx, deps, id) : record;
         if (!ended) throw notFound(id);
-        return replay(ctx, eventsOf(ended), after, dialect, ended.plan);
+        return replay(ctx, replayEvents(ended), after, dialect, ended.plan);
       }
       json(ctx, deps, record.response, record.plan);
     },

@@ -11,11 +11,11 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
-import { answerRequest } from "../emit/index.js";
+import { planRequest, withLazyEvents } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
-import { eventsBeforeHang, markPlayEnd, marksOf, tracedSink } from "../journal/traced-sink.js";
+import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
@@ -305,7 +305,7 @@ class Connection {
       const selection = selectScenario(deps.registry, request, items, settings.scenario, taken instanceof Promise ? await taken : taken);
       entry.scenario = selection.scenario.name;
       entry.reason = selection.reason;
-      const answer = answerRequest({
+      const answer = withLazyEvents(planRequest({
         registry: deps.registry,
         request,
         items,
@@ -316,12 +316,13 @@ class Connection {
         repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
         forced: selection,
         createdAt: Math.floor(deps.wallClock.now() / 1000),
-      });
+      }));
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
       const record = storedRecord({ ...request, store: true }, answer, settings.session);
-      const failed = answer.events.some((e) => e.type === "error" || e.type === "response.failed");
+      // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
+      const failed = answer.response.status === "failed";
       if (record) {
         if (request.store !== false) {
           const saved = deps.store.put(record);
@@ -336,7 +337,7 @@ class Connection {
       let sent = 0;
       const sink: PaceSink = {
         event: (i) => {
-          const ok = this.send(renderEvent(settings.dialect, events[i], plan));
+          const ok = this.send(renderEvent(settings.dialect, events.at(i)!, plan));
           if (ok !== false) sent++;
           return ok;
         },
@@ -362,7 +363,7 @@ class Connection {
       const now = () => deps.clock.now();
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();
-      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false, hangAfter: eventsBeforeHang(schedule), marks: marksOf(schedule) }), { clock: deps.clock, start, signal: this.controller.signal });
+      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false }), { clock: deps.clock, start, signal: this.controller.signal });
       markPlayEnd(timeline, result, now());
       entry.events = sent;
       entry.outcome = playOutcome(result, schedule, sent, answer);

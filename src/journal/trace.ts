@@ -6,6 +6,7 @@
  * deterministic); a proxied one keeps the upstream's events as they were
  * forwarded (they cannot be re-emitted); an error keeps the error.
  */
+import { PackedChunks, type Chunks } from "../generate/packed-chunks.js";
 import type { Dialect } from "../dialect/render.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError } from "../spec/errors.js";
@@ -44,7 +45,9 @@ export interface Trace {
 const STRING_BYTES = 24;
 
 /** The text pieces of a plan's chunked parts, counted. */
-function chunksCost(chunks: readonly string[]): number {
+function chunksCost(chunks: Chunks): number {
+  // A packed list is one string and a typed array of ends (a few bytes per delta).
+  if (chunks instanceof PackedChunks) return chunks.text.length + STRING_BYTES + 4 * chunks.length;
   let n = 0;
   for (const c of chunks) n += c.length + STRING_BYTES;
   return n;

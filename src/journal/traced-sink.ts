@@ -11,7 +11,6 @@
  * many times the rest of a mark; an unpaced 1,000-event answer is one burst.
  */
 import type { PaceSink, PlayResult } from "../timing/pacer.js";
-import type { Schedule } from "../timing/schedule.js";
 import type { Timeline } from "./timeline.js";
 
 export interface TraceOptions {
@@ -19,29 +18,16 @@ export interface TraceOptions {
   now: () => number;
   /** Whether the answer ends with `data: [DONE]` (the dialect's choice). */
   done: boolean;
-  /** The events before a hang fault, when the schedule ends in one: the hang is marked after the last of them. */
-  hangAfter?: number;
   /** How many marks are coming, when known (the schedule's slots, and the end): room is made for them at once. */
   marks?: number;
   /** A JSON answer: nothing is sent per event, so events and heartbeats are not marked; its end is the body sent. */
   json?: boolean;
 }
 
-/** The events a schedule sends before it hangs, or undefined when it does not end in a hang. */
-export function eventsBeforeHang(schedule: Schedule): number | undefined {
-  if (schedule.slots.at(-1)?.kind !== "hang") return undefined;
-  let n = 0;
-  for (const slot of schedule.slots) if (slot.kind === "event") n++;
-  return n;
-}
-
-/** The marks a schedule makes, at most: its slots, and `done` and `end` (or a hang's mark and `abort`). */
-export const marksOf = (schedule: Schedule): number => schedule.slots.length + 2;
-
 /** `sink` with each delivery marked on `timeline` (the sink itself when there is no timeline). */
 export function tracedSink(sink: PaceSink, timeline: Timeline | undefined, options: TraceOptions): PaceSink {
   if (!timeline) return sink;
-  const { done, hangAfter, json = false } = options;
+  const { done, json = false } = options;
   let burst: number | undefined;
   const forget = () => void (burst = undefined);
   /** The time of this burst: read on its first mark, forgotten once it is over. */
@@ -53,11 +39,7 @@ export function tracedSink(sink: PaceSink, timeline: Timeline | undefined, optio
     return burst;
   };
   if (options.marks !== undefined) timeline.reserve(options.marks);
-  if (hangAfter === 0) timeline.mark("hang", now());
-  const sent = (index: number) => {
-    timeline.event(index, now());
-    if (hangAfter !== undefined && index === hangAfter - 1) timeline.mark("hang", now());
-  };
+  const sent = (index: number) => timeline.event(index, now());
   return {
     event(index) {
       const ok = sink.event(index);
@@ -90,6 +72,11 @@ export function tracedSink(sink: PaceSink, timeline: Timeline | undefined, optio
     destroy() {
       timeline.mark("drop", now());
       sink.destroy();
+    },
+    hang() {
+      // The pacer reached a hang fault: marked where the stream stops (a hung JSON answer too).
+      timeline.mark("hang", now());
+      sink.hang?.();
     },
     flush: sink.flush ? () => sink.flush!() : undefined,
   };

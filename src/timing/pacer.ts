@@ -12,7 +12,7 @@
  * that stream waits.
  */
 import type { Clock } from "./clock.js";
-import type { Schedule, Slot } from "./schedule.js";
+import { slotsOf, type Schedule, type Slot, type SlotSequence } from "./schedule.js";
 import { schedulerOf, type Task, type TickScheduler } from "./scheduler.js";
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
@@ -32,6 +32,8 @@ export interface PaceSink {
    * at the same moment may be sent together, never held back past their time.
    */
   flush?(): void;
+  /** The stream now hangs (a hang fault): nothing comes after this but heartbeats. Called once. */
+  hang?(): void;
 }
 
 /** What the pacer needs of an AbortSignal (one fits; so does the lighter one `disconnectSignal` makes per stream). */
@@ -56,27 +58,17 @@ export interface PlayOptions {
 }
 
 /**
- * Plays a schedule into a sink. Frames already due are delivered before it
- * returns; the rest at their times. Resolves how the stream ended.
+ * Plays a schedule (whole, or slot by slot as a cursor produces it) into a
+ * sink. Frames already due are delivered before it returns; the rest at their
+ * times. Resolves how the stream ended.
  */
-export function playSchedule(schedule: Schedule, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
+export function playSchedule(schedule: Schedule | SlotSequence, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
   return new Promise<PlayResult>((resolve, reject) => new Player(schedule, sink, options, resolve, reject).begin());
 }
 
 /** Hanging: the slot stays current after each heartbeat. */
 const stay = (): void => undefined;
 
-/** Slots one at a time, with a look at the next (what the heartbeat rule needs). */
-interface SlotCursor {
-  next(): Slot | undefined;
-  peek(): Slot | undefined;
-}
-
-function cursorOf(schedule: Schedule): SlotCursor {
-  const { slots } = schedule;
-  let i = 0;
-  return { next: () => slots[i++], peek: () => slots[i] };
-}
 
 /**
  * One paced stream. `step` delivers every slot due by now, then either
@@ -88,7 +80,7 @@ class Player implements Task {
   due = 0;
   slot = -1;
   private readonly scheduler: TickScheduler;
-  private readonly cursor: SlotCursor;
+  private readonly cursor: SlotSequence;
   private current: Slot | undefined;
   /** When the last frame was written (the idle interval of heartbeats counts from it). */
   private lastWrite: number;
@@ -97,16 +89,18 @@ class Player implements Task {
   /** Waiting for a sink's promise (a full socket buffer). */
   private writing = false;
   private finished = false;
+  /** The hang slot has been reached (the sink was told). */
+  private hanging = false;
 
   constructor(
-    private readonly schedule: Schedule,
+    schedule: Schedule | SlotSequence,
     private readonly sink: PaceSink,
     private readonly options: PlayOptions,
     private readonly resolve: (result: PlayResult) => void,
     private readonly reject: (err: unknown) => void,
   ) {
     this.scheduler = schedulerOf(options.clock);
-    this.cursor = cursorOf(schedule);
+    this.cursor = slotsOf(schedule);
     this.lastWrite = options.start;
   }
 
@@ -170,7 +164,7 @@ class Player implements Task {
   /** Delivers what is due; returns once the stream waits or has finished. */
   private step(): void {
     const { clock, start, signal } = this.options;
-    const { sink, schedule } = this;
+    const { sink } = this;
     while (!this.finished && !this.writing) {
       if (signal?.aborted) return this.finish("aborted");
       const slot = this.current;
@@ -187,7 +181,7 @@ class Player implements Task {
         case "heartbeat": {
           // A late write moves the idle interval: send the heartbeat once the stream has really
           // been idle that long, unless the next frame comes first.
-          const idleDue = this.lastWrite + schedule.heartbeatMs;
+          const idleDue = this.lastWrite + this.cursor.heartbeatMs;
           if (now < idleDue) {
             const next = this.cursor.peek();
             if (next && start + next.at <= idleDue) {
@@ -210,8 +204,12 @@ class Player implements Task {
           return this.finish("dropped");
         case "hang": {
           // Never finish: keep the connection alive with heartbeats until the client gives up.
-          if (schedule.heartbeatMs <= 0) return void sink.flush?.();
-          const idleDue = this.lastWrite + schedule.heartbeatMs;
+          if (!this.hanging) {
+            this.hanging = true;
+            sink.hang?.();
+          }
+          if (this.cursor.heartbeatMs <= 0) return void sink.flush?.();
+          const idleDue = this.lastWrite + this.cursor.heartbeatMs;
           if (now < idleDue) return this.waitUntil(idleDue);
           this.write(sink.heartbeat(), now, stay);
           break;

@@ -3,6 +3,12 @@
  * and where faults cut it. Pure — events + profile + rng in, times out — so it
  * is tested without a clock. Times are offsets in ms from the request, kept
  * absolute so errors never accumulate over a long stream.
+ *
+ * A schedule is produced slot by slot as the pacer asks for it (a
+ * `SlotCursor`), reading each event only when its time is computed: an open
+ * stream holds the cursor's place, not an array of its slots (nor its events,
+ * when they are produced as they are due). `buildSchedule` drains a cursor
+ * into the array form, for tests and callers that want it whole.
  */
 import { countTokens } from "../generate/tokens.js";
 import type { StreamEvent } from "../spec/index.js";
@@ -22,6 +28,8 @@ export type Slot =
   /** Keep the connection open and send nothing more but heartbeats. */
   | { kind: "hang"; at: number };
 
+export type EndSlot = Extract<Slot, { kind: "done" | "drop" | "hang" }>;
+
 export interface Schedule {
   slots: Slot[];
   /** The heartbeat interval to keep up while hanging (0 = none). */
@@ -30,16 +38,209 @@ export interface Schedule {
   durationMs: number;
 }
 
+/** Slots one at a time: what the pacer plays. A cursor, or an array schedule (`slotsOf`). */
+export interface SlotSequence {
+  /** The next slot, or undefined after the last (an end slot: done, drop or hang). */
+  next(): Slot | undefined;
+  /** The slot `next()` will return, without taking it. */
+  peek(): Slot | undefined;
+  /** The heartbeat interval to keep up while hanging (0 = none). */
+  readonly heartbeatMs: number;
+}
+
+/**
+ * The events a schedule reads: event `i` (its type, and its delta for token
+ * pacing), undefined past the last. Asked in order, each at most once past
+ * the one before; an array of events fits.
+ */
+export interface ScheduledEvents {
+  at(index: number): Pick<StreamEvent, "type"> | undefined;
+}
+
 const isTextDelta = (type: string) => type.endsWith(".delta");
 
-function deltaText(event: StreamEvent): string {
+function deltaText(event: Pick<StreamEvent, "type">): string {
   const d = (event as { delta?: unknown }).delta;
   return typeof d === "string" ? d : "";
 }
 
+export interface ScheduleOptions {
+  /**
+   * The extra pause before event `index` (per-step delays of scripted turns):
+   * a map by index, or a function asked once per event, right after the
+   * event itself was read.
+   */
+  pauses?: ReadonlyMap<number, number> | ((index: number) => number);
+  faults?: Faults;
+}
+
 /**
- * Builds the schedule of a stream. `pauses` maps an event index to an extra
- * pause before it (per-step delays of scripted turns).
+ * The schedule of a stream, slot by slot. Each `next()` reads at most one
+ * more event. The same slots as the whole schedule would hold, in order:
+ * heartbeats wherever the stream would sit idle for a whole interval (never
+ * during a stall), the events before any cut, then done, drop or hang.
+ */
+export class SlotCursor implements SlotSequence {
+  readonly heartbeatMs: number;
+  /** The next event to read. */
+  private index = 0;
+  /** The time of the last event read (its ideal time). */
+  private time = 0;
+  /** When the last slot before the idle stretch was written (for heartbeats). */
+  private last = 0;
+  /** The slot waiting after a run of heartbeats (an event or the end), with the heartbeats before it to produce. */
+  private pending: Slot | undefined;
+  private heartbeatAt = Infinity;
+  private lookahead: Slot | undefined;
+  private stallFrom = Infinity;
+  private stallTo = -Infinity;
+  private ended: EndSlot | undefined;
+  private finished = false;
+  private readonly pauseOf: (index: number) => number;
+
+  constructor(
+    private readonly events: ScheduledEvents,
+    private readonly profile: TimingProfile,
+    private readonly rng: JitterSource,
+    options: ScheduleOptions = {},
+  ) {
+    this.heartbeatMs = profile.heartbeatMs;
+    const { pauses } = options;
+    this.pauseOf = pauses === undefined ? () => 0 : typeof pauses === "function" ? pauses : (i) => pauses.get(i) ?? 0;
+    this.faults = options.faults ?? {};
+    if (this.faults.stall?.afterEvents === 0) {
+      this.stallFrom = 0;
+      this.stallTo = this.faults.stall.ms;
+    }
+  }
+
+  private readonly faults: Faults;
+
+  /** The end slot, once the cursor has reached it (undefined before). */
+  get end(): EndSlot | undefined {
+    return this.ended;
+  }
+
+  /** How many events come before the end (known once the end is reached). */
+  get eventCount(): number | undefined {
+    return this.ended ? this.index : undefined;
+  }
+
+  peek(): Slot | undefined {
+    this.lookahead ??= this.produce();
+    return this.lookahead;
+  }
+
+  next(): Slot | undefined {
+    const slot = this.peek();
+    this.lookahead = undefined;
+    return slot;
+  }
+
+  private jitter(): number {
+    return this.profile.jitterMs > 0 ? (this.rng.next() * 2 - 1) * this.profile.jitterMs : 0;
+  }
+
+  /** Sets `slot` to come after the heartbeats of the idle stretch before it. */
+  private queue(slot: Slot): void {
+    this.pending = slot;
+    this.heartbeatAt = this.profile.heartbeatMs > 0 && (slot.kind !== "hang") ? this.last + this.profile.heartbeatMs : Infinity;
+  }
+
+  /** The next heartbeat before the pending slot, if any. */
+  private heartbeat(): Slot | undefined {
+    const until = this.pending!.at;
+    let h = this.heartbeatAt;
+    if (h >= until) return undefined;
+    if (h > this.stallFrom && h < this.stallTo) {
+      h = this.stallTo; // silent during the stall; idle ever since, so one comes as it ends
+      if (h >= until) return undefined;
+    }
+    this.heartbeatAt = h + this.profile.heartbeatMs;
+    return { kind: "heartbeat", at: h };
+  }
+
+  private produce(): Slot | undefined {
+    if (this.finished) return undefined;
+    if (this.pending === undefined) this.advance();
+    const beat = this.heartbeat();
+    if (beat) return beat;
+    const slot = this.pending!;
+    this.pending = undefined;
+    if (slot.kind === "event") this.last = slot.at;
+    else this.finished = true;
+    return slot;
+  }
+
+  /** Reads the next event and queues its slot, or the end where a fault or the last event puts it. */
+  private advance(): void {
+    const { profile, faults } = this;
+    const i = this.index;
+    const previous = i > 0 ? this.time : undefined;
+    const dropAfterMs = faults.dropAfterMs;
+    /** Ends the stream; a dropAfterMs earlier than the end (or any, instead of a hang) drops it then. */
+    const finish = (end: EndSlot) => {
+      this.ended = dropAfterMs !== undefined && (end.kind === "hang" || dropAfterMs < end.at) ? { kind: "drop", at: dropAfterMs } : end;
+      this.queue(this.ended);
+    };
+    if (faults.dropAfterEvents === i) return finish({ kind: "drop", at: previous ?? 0 });
+    const event = this.events.at(i);
+    if (event === undefined) return finish({ kind: "done", at: previous ?? profile.latencyMs });
+    if (faults.hangAfterEvents === i) {
+      // Hung, then dropped at dropAfterMs: a stall planned past the hang still silences the heartbeats until the drop.
+      if (dropAfterMs !== undefined && faults.stall && faults.stall.afterEvents > i) this.timeStallPastCut(i, event, previous ?? 0);
+      return finish({ kind: "hang", at: previous ?? 0 });
+    }
+    const at = (previous ?? 0) + this.gapBefore(i, event);
+    if (dropAfterMs !== undefined && at > dropAfterMs) return finish({ kind: "drop", at: dropAfterMs });
+    this.time = at;
+    this.index = i + 1;
+    this.noteStall(i, at);
+    this.queue({ kind: "event", at, index: i });
+  }
+
+  /** The pause before event `i` (draws its jitter). */
+  private gapBefore(i: number, event: Pick<StreamEvent, "type">): number {
+    const { profile, faults } = this;
+    let gap: number;
+    if (i === 0) gap = profile.latencyMs;
+    else if (profile.tokensPerSecond && isTextDelta(event.type)) gap = (countTokens(deltaText(event)) / profile.tokensPerSecond) * 1000;
+    else gap = profile.chunkMs;
+    gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : this.jitter()));
+    gap += this.pauseOf(i);
+    if (faults.stall && faults.stall.afterEvents === i) gap += faults.stall.ms;
+    return gap;
+  }
+
+  /** Event `i` is at `at`: the stall starts there when it comes after it. */
+  private noteStall(i: number, at: number): void {
+    const { stall } = this.faults;
+    if (stall && stall.afterEvents === i + 1) {
+      this.stallFrom = at;
+      this.stallTo = at + stall.ms;
+    }
+  }
+
+  /** Times the events from the cut `i` on, unsent, as far as the stall's start (the stall window reaches back before the drop). */
+  private timeStallPastCut(i: number, event: Pick<StreamEvent, "type">, previous: number): void {
+    const until = this.faults.stall!.afterEvents;
+    let at = previous;
+    for (let k = i, e: Pick<StreamEvent, "type"> | undefined = event; k < until; e = this.events.at(++k)) {
+      if (e === undefined) return;
+      at += this.gapBefore(k, e);
+      this.noteStall(k, at);
+    }
+  }
+}
+
+/** The schedule of a stream, slot by slot, reading its events as it goes. */
+export function scheduleCursor(events: ScheduledEvents, profile: TimingProfile, rng: JitterSource, options: ScheduleOptions = {}): SlotCursor {
+  return new SlotCursor(events, profile, rng, options);
+}
+
+/**
+ * Builds the whole schedule of a stream. `pauses` maps an event index to an
+ * extra pause before it (per-step delays of scripted turns).
  */
 export function buildSchedule(
   events: readonly StreamEvent[],
@@ -47,62 +248,28 @@ export function buildSchedule(
   rng: JitterSource,
   options: { pauses?: ReadonlyMap<number, number>; faults?: Faults } = {},
 ): Schedule {
-  const { pauses, faults = {} } = options;
-  const jitter = () => (profile.jitterMs > 0 ? (rng.next() * 2 - 1) * profile.jitterMs : 0);
-
-  // 1. Ideal times of every event, then [DONE].
-  const times: number[] = [];
-  let t = 0;
-  for (let i = 0; i < events.length; i++) {
-    let gap: number;
-    if (i === 0) gap = profile.latencyMs;
-    else if (profile.tokensPerSecond && isTextDelta(events[i].type)) gap = (countTokens(deltaText(events[i])) / profile.tokensPerSecond) * 1000;
-    else gap = profile.chunkMs;
-    gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : jitter()));
-    gap += pauses?.get(i) ?? 0;
-    if (faults.stall && faults.stall.afterEvents === i) gap += faults.stall.ms;
-    t += gap;
-    times.push(t);
-  }
-
-  // 2. Cut by faults: the events before the cut are written, then drop or hang.
-  let count = events.length;
-  let end: Slot = { kind: "done", at: times.at(-1) ?? profile.latencyMs };
-  if (faults.hangAfterEvents !== undefined && faults.hangAfterEvents < count) {
-    count = faults.hangAfterEvents;
-    end = { kind: "hang", at: count > 0 ? times[count - 1] : 0 };
-  }
-  if (faults.dropAfterEvents !== undefined && faults.dropAfterEvents <= count) {
-    count = faults.dropAfterEvents;
-    end = { kind: "drop", at: count > 0 ? times[count - 1] : 0 };
-  }
-  if (faults.dropAfterMs !== undefined && (end.kind === "hang" || faults.dropAfterMs < end.at)) {
-    const before = times.slice(0, count).filter((x) => x <= faults.dropAfterMs!).length;
-    count = before;
-    end = { kind: "drop", at: faults.dropAfterMs };
-  }
-
-  // 3. Heartbeats wherever the stream would sit idle for a whole interval (never during a stall).
+  const cursor = new SlotCursor(events, profile, rng, options);
   const slots: Slot[] = [];
-  let last = 0;
-  const stallFrom = faults.stall ? (faults.stall.afterEvents > 0 ? times[faults.stall.afterEvents - 1] ?? Infinity : 0) : Infinity;
-  const stallTo = faults.stall ? stallFrom + faults.stall.ms : -Infinity;
-  const heartbeatsUntil = (next: number) => {
-    if (profile.heartbeatMs <= 0) return;
-    for (let h = last + profile.heartbeatMs; h < next; h += profile.heartbeatMs) {
-      if (h > stallFrom && h < stallTo) {
-        h = stallTo; // silent during the stall; idle ever since, so one comes as it ends
-        if (h >= next) break;
-      }
-      slots.push({ kind: "heartbeat", at: h });
-    }
+  for (let slot = cursor.next(); slot !== undefined; slot = cursor.next()) slots.push(slot);
+  return { slots, heartbeatMs: profile.heartbeatMs, durationMs: cursor.end!.at };
+}
+
+/** An array schedule as a sequence, or a sequence as it is. */
+export function slotsOf(schedule: Schedule | SlotSequence): SlotSequence {
+  if (!("slots" in schedule)) return schedule;
+  const { slots } = schedule;
+  let s = 0;
+  return { heartbeatMs: schedule.heartbeatMs, next: () => slots[s++], peek: () => slots[s] };
+}
+
+/** Only the slots `keep` accepts (a JSON answer drops heartbeats; a background run keeps events and done). */
+export function filterSlots(sequence: SlotSequence, keep: (slot: Slot) => boolean): SlotSequence {
+  const skip = () => {
+    while (sequence.peek() !== undefined && !keep(sequence.peek()!)) sequence.next();
   };
-  for (let i = 0; i < count; i++) {
-    heartbeatsUntil(times[i]);
-    slots.push({ kind: "event", at: times[i], index: i });
-    last = times[i];
-  }
-  if (end.kind !== "hang") heartbeatsUntil(end.at);
-  slots.push(end);
-  return { slots, heartbeatMs: profile.heartbeatMs, durationMs: end.at };
+  return {
+    heartbeatMs: sequence.heartbeatMs,
+    next: () => (skip(), sequence.next()),
+    peek: () => (skip(), sequence.peek()),
+  };
 }
