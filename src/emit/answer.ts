@@ -6,7 +6,7 @@
  */
 import { DEFAULT_DIALECT, type Dialect } from "../dialect/index.js";
 import { answerIds, createRng, planScenario, requestSeed, type Plan } from "../generate/index.js";
-import { packPlan } from "../generate/packed-chunks.js";
+import { isPacked, packPlan } from "../generate/packed-chunks.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
@@ -104,6 +104,16 @@ export interface LazyAnswer extends PlannedAnswer {
  */
 export function withLazyEvents(planned: PlannedAnswer): LazyAnswer {
   return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: new EventWindow(planned.plan), response: emitFinal(planned.plan) };
+}
+
+/**
+ * The planned answer with its events, for a stream: built up front in one pass
+ * for a short answer (a lazy stream emits twice, its final response first,
+ * which costs a short answer more than its events weigh), one at a time for a
+ * long one (its plan was packed: holding its events would cost ~300 kB a stream).
+ */
+export function withStreamEvents(planned: PlannedAnswer): Answer | LazyAnswer {
+  return isPacked(planned.plan) ? withLazyEvents(planned) : withEvents(planned);
 }
 
 /** Answers a validated request with its whole stream. */

@@ -75,6 +75,14 @@ function packItem(item: PlanItem): PlanItem {
   }
 }
 
+/** Whether a plan has a long list of deltas packed (`packPlan`): a long answer. */
+export function isPacked(plan: Plan): boolean {
+  const packed = (c: Chunks) => c instanceof PackedChunks;
+  return plan.items.some((it) =>
+    it.kind === "message" ? it.parts.some((p) => packed(p.chunks)) : it.kind === "function_call" ? packed(it.chunks) : it.kind === "reasoning" ? it.summary.some(packed) || (it.content ?? []).some(packed) : false,
+  );
+}
+
 /**
  * The plan with its long lists of deltas packed (the same plan when none is
  * long): it emits the same events. Short answers are left as they are.

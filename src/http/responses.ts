@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dialectHeaders, responseBody } from "../dialect/index.js";
-import { finalOnly, planRequest, withEvents, withLazyEvents, type Answer, type LazyAnswer } from "../emit/index.js";
+import { finalOnly, planRequest, withEvents, withStreamEvents, type Answer, type LazyAnswer } from "../emit/index.js";
 import { createRng, expandCompactions, requestSeed } from "../generate/index.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario } from "../scenario/registry.js";
@@ -130,9 +130,9 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     entry.streamed = request.stream === true;
   }
   const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, forced: selection, createdAt, dialect, session, repeat });
-  // Events are built only when they are sent or paced, each as it comes due; a plain JSON answer needs only the final response.
+  // Events are built only when they are sent or paced (a long answer's each as it comes due); a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
-  const answer = request.background ? withEvents(planned) : request.stream || paced ? withLazyEvents(planned) : finalOnly(planned);
+  const answer = request.background ? withEvents(planned) : request.stream || paced ? withStreamEvents(planned) : finalOnly(planned);
   const { scenario, plan } = answer;
   if (entry) entry.responseId = plan.base.id;
   const answerHeaders = () => ({ "x-mock-scenario": scenario.name, ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started) });

@@ -11,7 +11,7 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
-import { planRequest, withLazyEvents } from "../emit/index.js";
+import { planRequest, withStreamEvents } from "../emit/index.js";
 import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
@@ -305,7 +305,7 @@ class Connection {
       const selection = selectScenario(deps.registry, request, items, settings.scenario, taken instanceof Promise ? await taken : taken);
       entry.scenario = selection.scenario.name;
       entry.reason = selection.reason;
-      const answer = withLazyEvents(planRequest({
+      const answer = withStreamEvents(planRequest({
         registry: deps.registry,
         request,
         items,
