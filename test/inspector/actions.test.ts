@@ -6,7 +6,6 @@
  * breaks in the body); the conformance check; and proxied entries, whose
  * upstream events are kept as they were forwarded.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,8 +14,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { curlCommand } from "../../src/inspector/curl.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { fixedClock } from "../../src/timing/clock.js";
-import { runCli } from "../support/run.js";
-import { TEST_NOW_MS } from "../support/server.js";
+import { runCli, runProcess } from "../support/run.js";
+import { TEST_NOW_MS, lastEnded as ended } from "../support/server.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 
@@ -40,16 +39,6 @@ async function start(options: Parameters<typeof startMockServer>[0] = {}): Promi
 
 const admin = (mock: MockServer, path: string, init?: RequestInit) => fetch(`${mock.url}/__mock${path}`, init);
 
-async function ended(mock: MockServer) {
-  return vi.waitFor(
-    () => {
-      const entry = mock.requests.at(-1);
-      if (!entry || entry.outcome === null) throw new Error("still in progress");
-      return entry;
-    },
-    { timeout: 5_000, interval: 5 },
-  );
-}
 
 type Output = OpenAI.Responses.ResponseOutputItem;
 /** What an answer said, without ids: text, and calls with their arguments. */
@@ -142,17 +131,7 @@ describe("save as scenario", () => {
 });
 
 /** Runs a script with bash; resolves with its stdout. */
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", script], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const bash = (script: string, env: NodeJS.ProcessEnv) => runProcess("bash", ["-c", script], { env });
 
 const outputText = (response: { output: { type: string; content?: { type: string; text?: string }[] }[] }) =>
   response.output.flatMap((i) => (i.type === "message" ? (i.content ?? []).map((c) => c.text ?? "") : [])).join("");

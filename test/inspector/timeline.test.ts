@@ -15,7 +15,7 @@ import { startMockServer, type MockServer } from "../../src/server.js";
 import type { StreamEvent } from "../../src/spec/index.js";
 import type { PaceSink } from "../../src/timing/pacer.js";
 import { parseSseStrict } from "../support/sse-parser.js";
-import { TEST_NOW_MS, rawPost } from "../support/server.js";
+import { TEST_NOW_MS, lastEnded as ended, rawPost } from "../support/server.js";
 import { WsClient } from "../compliance/ws-client.js";
 
 /** An error answer's body. */
@@ -60,17 +60,6 @@ async function answerOf(mock: MockServer, seq: number): Promise<AnswerView> {
   return (await res.json()) as AnswerView;
 }
 
-/** The last entry, once its request has ended. */
-async function ended(mock: MockServer) {
-  return vi.waitFor(
-    () => {
-      const entry = mock.requests.at(-1);
-      if (!entry || entry.outcome === null) throw new Error("still in progress");
-      return entry;
-    },
-    { timeout: 5_000, interval: 5 },
-  );
-}
 
 /** A ManualClock that logs the length of every wait asked of it. */
 class WaitLog extends ManualClock {

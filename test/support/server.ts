@@ -1,6 +1,6 @@
 /** Starting a real server on port 0 around a test file, and small HTTP helpers. */
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import type { ServerOptionsInput } from "../../src/options.js";
 import { fixedClock } from "../../src/timing/clock.js";
@@ -47,4 +47,16 @@ export function rawPost(mock: MockServer, payload: object, headers: Record<strin
     req.on("error", reject);
     req.end(JSON.stringify(payload));
   });
+}
+
+/** The journal's last entry, once its request has ended (its answer may still be on its way when the client has read it). */
+export function lastEnded(mock: MockServer) {
+  return vi.waitFor(
+    () => {
+      const entry = mock.requests.at(-1);
+      if (!entry || entry.outcome === null) throw new Error("still in progress");
+      return entry;
+    },
+    { timeout: 5_000, interval: 5 },
+  );
 }
