@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { curlCommand } from "../../src/inspector/curl.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { fixedClock } from "../../src/timing/clock.js";
