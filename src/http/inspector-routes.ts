@@ -69,6 +69,13 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
     const session = helpers.session(ctx) ?? undefined;
     const backlog = helpers.count(ctx, "backlog", `an integer from 0 to ${MAX_BACKLOG}`) ?? DEFAULT_BACKLOG;
     if (backlog > MAX_BACKLOG) throw helpers.badQuery("backlog", `'backlog' must be an integer from 0 to ${MAX_BACKLOG}, got '${backlog}'.`);
+    if (ctx.method === "HEAD") {
+      // The router answers HEAD with the GET route: the headers a GET gets, and no stream held open.
+      ctx.set("cache-control", "no-cache, no-transform");
+      ctx.type = "text/event-stream; charset=utf-8";
+      ctx.status = 200;
+      return;
+    }
     ctx.respond = false;
     streamJournal(ctx.res, { journal, clock: deps.clock, session, backlog });
   });

@@ -131,6 +131,14 @@ describe("GET /__mock/requests/stream", () => {
     expect(await reader.message()).toEqual({ event: "clear", data: { session: "a" } });
   });
 
+  it("answers HEAD with the headers alone, holding nothing open", async () => {
+    const mock = await start();
+    const res = await fetch(`${mock.url}/__mock/requests/stream`, { method: "HEAD", signal: AbortSignal.timeout(5_000) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(await res.text()).toBe("");
+  });
+
   it("refuses a bad backlog with an error object naming it", async () => {
     const mock = await start();
     for (const value of ["1001", "-1", "x"]) {
