@@ -1,7 +1,7 @@
 /**
  * Arguments for one function call, as a model writes them: every required
  * field, a few optional ones (none of those whose description says to leave
- * them out), values that fit each field's schema and name — a harmless shell
+ * them out, nor a choice left at its stated default), values that fit each field's schema and name — a harmless shell
  * command that fits the request, integers for durations, counts and ids, the
  * places and files the user named. Pure: randomness from the rng only.
  */
@@ -16,12 +16,27 @@ import { properNames } from "./words.js";
 const CONDITIONAL = /\bonly (set|use|with|when|if|for)\b|\bomit (otherwise|unless)\b|\bomit\b[^.]*\bunless\b|\bonly available\b/i;
 
 /**
+ * An optional choice whose description names its default among its values ("Defaults to
+ * `use_default`"): a mode a model leaves alone unless asked. Codex CLI's `exec_command` has
+ * `sandbox_permissions` (`use_default` or `require_escalated`): drawing the other value gets the
+ * command refused under Codex's default approval policy.
+ */
+function isDefaultedChoice(schema: { description?: unknown; enum?: unknown }): boolean {
+  const { description, enum: values } = schema;
+  if (typeof description !== "string" || !Array.isArray(values)) return false;
+  const m = /\bdefaults? (?:to|is)\s+[`"']?([\w.-]+)/i.exec(description);
+  return m !== null && values.includes(m[1]);
+}
+
+/**
  * Chance of one optional field: about 0.3, less when there are many (about
- * 1.5 of them on average), none for conditional ones.
+ * 1.5 of them on average), none for conditional ones or a choice with a stated default.
  */
 export function optionalChance(_key: string, schema: unknown, optionalCount: number): number {
-  const description = typeof schema === "object" && schema !== null ? (schema as { description?: unknown }).description : undefined;
-  if (typeof description === "string" && CONDITIONAL.test(description)) return 0;
+  if (typeof schema === "object" && schema !== null) {
+    const s = schema as { description?: unknown; enum?: unknown };
+    if ((typeof s.description === "string" && CONDITIONAL.test(s.description)) || isDefaultedChoice(s)) return 0;
+  }
   return Math.min(0.3, 1.5 / Math.max(1, optionalCount));
 }
 

@@ -93,6 +93,15 @@ describe("auto with Codex CLI's tools", () => {
     expect(args.filter((a) => Object.keys(a).length > 4).length).toBeLessThan(10);
   });
 
+  it("never overrides a choice that Codex defaults (sandbox_permissions stays use_default: Codex refuses require_escalated)", () => {
+    for (const prompt of PROMPTS) {
+      for (const seed of MANY_SEEDS) {
+        const [{ args }] = calls(prompt, CURRENT, seed);
+        expect(args, `${prompt} / seed ${seed}`).not.toHaveProperty("sandbox_permissions");
+      }
+    }
+  });
+
   it("with no hint in the words still makes one call that fits its tool", () => {
     for (const seed of MANY_SEEDS) {
       const made = calls("hello", CURRENT, seed);

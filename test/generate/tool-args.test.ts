@@ -56,6 +56,10 @@ describe("tool arguments", () => {
     }
     expect(optionals / SEEDS.length).toBeLessThan(2);
     expect(optionals / SEEDS.length).toBeGreaterThan(0.5);
+    // A choice whose description names its default among its values is left at it; other described defaults are not.
+    expect(optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Defaults to `safe`." }, 2)).toBe(0);
+    expect(optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Which mode." }, 2)).toBeCloseTo(0.3);
+    expect(optionalChance("wait_ms", { type: "number", description: "Defaults to 10000 ms." }, 2)).toBeCloseTo(0.3);
     expect(optionalChance("x", {}, 2)).toBeCloseTo(0.3);
     expect(optionalChance("x", {}, 10)).toBeCloseTo(0.15);
   });
