@@ -11,7 +11,7 @@
 // --store they are stored, as a client that does not say otherwise would have them.
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { BIN, fmt, rssMB, startProcess } from "./lib.mjs";
+import { BIN, fmt, heapReport, rssMB, startProcess } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const numbers = [];
@@ -21,26 +21,15 @@ const STORE = args[0] === "--store" ? (args.shift(), true) : false;
 const SERVE_FLAGS = args;
 const INPUT_CHARS = 1_048_000;
 
-const heapReport = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
-const server = await startProcess(["--expose-gc", "--import", heapReport, BIN, "serve", "--port", "0", "--log", "off", ...SERVE_FLAGS]);
+const HEAP_REPORT = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
+const server = await startProcess(["--expose-gc", "--import", HEAP_REPORT, BIN, "serve", "--port", "0", "--log", "off", ...SERVE_FLAGS]);
 const { hostname, port } = new URL(server.baseURL);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 /** The server's memory after a GC: its own report (heap) and /proc (RSS). */
-function memory() {
-  return new Promise((resolve) => {
-    let out = "";
-    const onData = (d) => {
-      out += d;
-      const m = /heap-report (\{.*\})\n/.exec(out);
-      if (!m) return;
-      server.child.stdout.off("data", onData);
-      const usage = JSON.parse(m[1]);
-      resolve({ rss: rssMB(server.pid), heap: usage.heapUsed / 2 ** 20, external: (usage.external + usage.arrayBuffers) / 2 ** 20 });
-    };
-    server.child.stdout.on("data", onData);
-    server.child.kill("SIGUSR2");
-  });
+async function memory() {
+  const usage = await heapReport(server);
+  return { rss: rssMB(server.pid), heap: usage.heapUsed / 2 ** 20, external: (usage.external + usage.arrayBuffers) / 2 ** 20 };
 }
 
 function request(method, path, payload, headers = {}) {

@@ -54,3 +54,22 @@ export function rssMB(pid) {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
 }
+
+/**
+ * A server's process.memoryUsage() after a GC: the server runs with `--expose-gc --import
+ * servers/heap-report.mjs`, which answers SIGUSR2 with a `heap-report {…}` line on its stdout.
+ */
+export function heapReport(server) {
+  return new Promise((resolve) => {
+    let out = "";
+    const onData = (d) => {
+      out += d;
+      const m = /heap-report (\{.*\})\n/.exec(out);
+      if (!m) return;
+      server.child.stdout.off("data", onData);
+      resolve(JSON.parse(m[1]));
+    };
+    server.child.stdout.on("data", onData);
+    server.child.kill("SIGUSR2");
+  });
+}

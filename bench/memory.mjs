@@ -9,7 +9,7 @@
 //   node bench/memory.mjs [streams] [runs]
 import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
-import { BIN, fmt, rssMB, startProcess } from "./lib.mjs";
+import { BIN, fmt, heapReport, rssMB, startProcess } from "./lib.mjs";
 
 const STREAMS = Number(process.argv[2] ?? 1000);
 const RUNS = Number(process.argv[3] ?? 3);
@@ -17,22 +17,6 @@ const RUNS = Number(process.argv[3] ?? 3);
 const SETTLE_MS = 3000;
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const body = JSON.stringify({ model: "mock-model-1", input: "hello", stream: true });
-
-/** Asks the server for process.memoryUsage() after a GC (heap-report.mjs answers SIGUSR2 on its stdout). */
-function heapReport(server) {
-  return new Promise((resolve) => {
-    let out = "";
-    const onData = (d) => {
-      out += d;
-      const m = /heap-report (\{.*\})\n/.exec(out);
-      if (!m) return;
-      server.child.stdout.off("data", onData);
-      resolve(JSON.parse(m[1]));
-    };
-    server.child.stdout.on("data", onData);
-    server.child.kill("SIGUSR2");
-  });
-}
 
 /** Opens STREAMS slow streams; resolves once each has its first bytes, with the requests (to cut later). */
 async function openStreams(server, headers) {
