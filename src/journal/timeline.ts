@@ -88,15 +88,6 @@ export class Timeline {
     this.put(CODES[kind], now, kind !== "heartbeat");
   }
 
-  /**
-   * Makes room for `marks` marks at once (within the cap), when the shell knows
-   * how many are coming (a schedule's slots): one allocation, not one per doubling.
-   */
-  reserve(marks: number): void {
-    const size = Math.min(marks, this.cap + END_MARKS);
-    if (!this.closed && size > this.times.length) this.resize(size);
-  }
-
   /** Stops keeping marks (the journal let the entry go); what was kept is let go too. */
   close(): void {
     this.closed = true;

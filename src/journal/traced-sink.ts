@@ -18,8 +18,6 @@ export interface TraceOptions {
   now: () => number;
   /** Whether the answer ends with `data: [DONE]` (the dialect's choice). */
   done: boolean;
-  /** How many marks are coming, when known (the schedule's slots, and the end): room is made for them at once. */
-  marks?: number;
   /** A JSON answer: nothing is sent per event, so events and heartbeats are not marked; its end is the body sent. */
   json?: boolean;
 }
@@ -38,7 +36,6 @@ export function tracedSink(sink: PaceSink, timeline: Timeline | undefined, optio
     }
     return burst;
   };
-  if (options.marks !== undefined) timeline.reserve(options.marks);
   const sent = (index: number) => timeline.event(index, now());
   return {
     event(index) {
