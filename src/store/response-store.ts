@@ -4,7 +4,7 @@
  * an interface; the default keeps them in memory, capped, evicting the oldest,
  * so memory stays flat however long the server runs.
  */
-import { emitEvents, EventSource } from "../emit/emit-events.js";
+import { EventSource } from "../emit/emit-events.js";
 import type { Plan } from "../generate/plan.js";
 import type { ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
 
@@ -23,9 +23,6 @@ export interface StoredResponse {
   /** The `x-mock-session` it was created in (only that session sees it), or null. */
   session?: string | null;
 }
-
-/** The events of a stored response, for a replay. */
-export const eventsOf = (record: StoredResponse): StreamEvent[] => record.events ?? emitEvents(record.plan);
 
 /** The events of a stored response one at a time, re-emitted from its plan as they are read (a replay holds one at a time). */
 export function* replayEvents(record: StoredResponse): Generator<StreamEvent, void, undefined> {

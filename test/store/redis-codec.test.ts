@@ -12,7 +12,7 @@ import { parseCreateRequest } from "../../src/http/validate.js";
 import { storedRecord } from "../../src/http/responses.js";
 import { loadRegistry } from "../../src/server.js";
 import { decodeRecord, encodeRecord, previousOf } from "../../src/store/redis-codec.js";
-import { eventsOf } from "../../src/store/response-store.js";
+import { replayEvents } from "../../src/store/response-store.js";
 import type { Dialect } from "../../src/dialect/index.js";
 import type { Plan } from "../../src/generate/plan.js";
 import type { StreamEvent } from "../../src/spec/index.js";
@@ -42,13 +42,13 @@ describe("the shared store's record codec", () => {
         const text = encodeRecord(record);
         const decoded = decodeRecord(text);
         expect(encodeRecord(decoded)).toBe(text);
-        expect(sse(eventsOf(decoded), dialect, decoded.plan)).toBe(sse(answer.events, dialect, answer.plan));
+        expect(sse([...replayEvents(decoded)], dialect, decoded.plan)).toBe(sse(answer.events, dialect, answer.plan));
         expect(JSON.stringify(renderResponse(dialect, decoded.response, decoded.plan))).toBe(JSON.stringify(renderResponse(dialect, answer.response, answer.plan)));
         expect(decoded.input).toEqual(record.input);
         expect(decoded.session).toBe("session-1");
         // A cancelled run keeps the events it delivered: they survive too.
         const cancelled = decodeRecord(encodeRecord({ ...record, events: answer.events.slice(0, 3) }));
-        expect(sse(eventsOf(cancelled), dialect, cancelled.plan)).toBe(sse(answer.events.slice(0, 3), dialect, answer.plan));
+        expect(sse([...replayEvents(cancelled)], dialect, cancelled.plan)).toBe(sse(answer.events.slice(0, 3), dialect, answer.plan));
         checked++;
       }
     }
