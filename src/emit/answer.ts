@@ -11,7 +11,8 @@ import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
 import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource, type StreamEvent } from "../spec/index.js";
-import { emitFinal, emitStream, EventWindow } from "./emit-events.js";
+import { emitStream, EventWindow } from "./emit-events.js";
+import { finalResponse } from "./final.js";
 
 export interface AnswerInput {
   registry: ScenarioRegistry;
@@ -86,7 +87,7 @@ const NO_PAUSES: ReadonlyMap<number, number> = new Map();
 
 /** The planned answer's final response only, with no events built (a non-streamed answer with no timing). */
 export function finalOnly(planned: PlannedAnswer): Answer {
-  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: [], pauses: NO_PAUSES, response: emitFinal(planned.plan) };
+  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: [], pauses: NO_PAUSES, response: finalResponse(planned.plan) };
 }
 
 /** A planned answer whose events are produced as they are sent. */
@@ -103,7 +104,7 @@ export interface LazyAnswer extends PlannedAnswer {
  * events one at a time as the stream reaches them.
  */
 export function withLazyEvents(planned: PlannedAnswer): LazyAnswer {
-  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: new EventWindow(planned.plan), response: emitFinal(planned.plan) };
+  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: new EventWindow(planned.plan), response: finalResponse(planned.plan) };
 }
 
 /**

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../../src/dialect/index.js";
 import { planRequest } from "../../src/emit/answer.js";
 import { emitFinal, emitStream, EventSource, EventWindow } from "../../src/emit/emit-events.js";
+import { directFinal, finalResponse } from "../../src/emit/final.js";
 import { foldEvents } from "../../src/emit/fold.js";
 import { PackedChunks, packPlan, type Chunks } from "../../src/generate/packed-chunks.js";
 import type { Plan, PlanItem } from "../../src/generate/plan.js";
@@ -46,6 +47,10 @@ function packAll(plan: Plan): Plan {
   return { ...plan, items: plan.items.map(item) };
 }
 
+/** How many plans the direct final response took and declined (each kind is checked below: the test cannot pass by declining all). */
+let directTaken = 0;
+let directDeclined = 0;
+
 /** The lazy forms agree with the eager one, and with the fold. */
 function expectSameStream(plan: Plan): void {
   const eager = emitStream(plan);
@@ -56,6 +61,13 @@ function expectSameStream(plan: Plan): void {
   expect(lazy.pauses).toEqual(eager.pauses);
   expect(lazy.source.response).toEqual(eager.response);
   expect(emitFinal(plan)).toEqual(eager.response);
+  // Built straight from the plan, where it takes the plan: the same response, key order included.
+  const direct = directFinal(plan);
+  if (direct !== undefined) {
+    expect(JSON.stringify(direct)).toBe(JSON.stringify(eager.response));
+    directTaken++;
+  } else directDeclined++;
+  expect(JSON.stringify(finalResponse(plan))).toBe(JSON.stringify(eager.response));
   expect(foldEvents(lazy.events)).toEqual(eager.response);
 
   const window = new EventWindow(plan);
@@ -133,6 +145,25 @@ describe("lazy streams equal the eager array", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("the direct final response takes every item kind, completed or incomplete, and declines only what the emitter must play", () => {
+    for (const [name, items] of Object.entries(ITEMS)) {
+      for (const outcome of [OUTCOMES.completed, OUTCOMES.incomplete]) {
+        const plan = makePlan(items, { outcome });
+        expect(directFinal(plan), `${name}, ${outcome.kind}`).toBeDefined();
+        expect(JSON.stringify(directFinal(plan))).toBe(JSON.stringify(emitFinal(plan)));
+        // A budget every delta fits in cuts nothing.
+        expect(directFinal(makePlan(items, { outcome, budget: 10_000 }))).toEqual(emitFinal(plan));
+      }
+      // A failure (its point counts events), logprobs and a budget that cuts are the emitter's.
+      expect(directFinal(makePlan(items, { outcome: OUTCOMES.failedMid }))).toBeUndefined();
+      expect(directFinal(makePlan(items, { options: { obfuscation: false, logprobs: 2 } }))).toBeUndefined();
+    }
+    expect(directFinal(makePlan(ITEMS.text, { budget: 1 }))).toBeUndefined();
+    // Across the shipped scenarios and random requests above (which mix in budgets, logprobs and failures), many plans were taken.
+    expect(directTaken).toBeGreaterThan(100);
+    expect(directDeclined).toBeGreaterThan(0);
   });
 
   it("a long answer's plan is packed, emits the same events, and its texts are flat", () => {
