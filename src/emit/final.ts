@@ -20,12 +20,9 @@ function joined(chunks: Chunks): { text: string; tokens: number } {
     for (const chunk of chunks) tokens += countTokens(chunk);
     return { text: chunks.text, tokens };
   }
-  let text = "";
-  for (let i = 0; i < chunks.length; i++) {
-    tokens += countTokens(chunks[i]);
-    text += chunks[i];
-  }
-  return { text, tokens };
+  for (let i = 0; i < chunks.length; i++) tokens += countTokens(chunks[i]);
+  // Joined flat, as the emitter joins them: a `+=` chain would be kept as a rope of every delta.
+  return { text: chunks.length === 1 ? chunks[0] : chunks.join(""), tokens };
 }
 
 /** The final response of a plan, or undefined for a plan it leaves to the emitter (see the top of this file). */

@@ -7,7 +7,8 @@
  * proxied one's were kept as forwarded. Pure.
  */
 import { eventFrame, renderErrorObject, renderResponse, responseBody, type Dialect } from "../dialect/index.js";
-import { emitEvents, emitFinal } from "../emit/emit-events.js";
+import { emitEvents } from "../emit/emit-events.js";
+import { finalResponse } from "../emit/final.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { Mark, MarkKind } from "../journal/timeline.js";
 import type { AnswerSource, Trace } from "../journal/trace.js";
@@ -123,7 +124,7 @@ export function answerView(entry: JournalEntry, trace: Trace | undefined, dialec
         return { ...m, type: wire.events[m.index!]?.type, event };
       });
       if (!source.streamed) {
-        if (marks.some((m) => m.kind === "end")) view.response = JSON.parse(responseBody(source.dialect, emitFinal(source.plan), source.plan)) as Json;
+        if (marks.some((m) => m.kind === "end")) view.response = JSON.parse(responseBody(source.dialect, finalResponse(source.plan), source.plan)) as Json;
       } else {
         // The final response is the terminal event's, when it was sent.
         const terminal = [...view.timeline].reverse().find((m) => m.kind === "event" && m.type !== undefined && TERMINAL_EVENT_TYPES.has(m.type));
@@ -162,4 +163,4 @@ export function answerView(entry: JournalEntry, trace: Trace | undefined, dialec
 }
 
 /** The response of a stored mock answer rendered in its dialect (for callers that need only it). */
-export const renderedResponse = (source: Extract<AnswerSource, { kind: "mock" }>): Json => renderResponse(source.dialect, emitFinal(source.plan), source.plan) as Json;
+export const renderedResponse = (source: Extract<AnswerSource, { kind: "mock" }>): Json => renderResponse(source.dialect, finalResponse(source.plan), source.plan) as Json;

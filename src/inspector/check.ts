@@ -7,7 +7,7 @@
 import { checkAnswer, checkErrorBody, checkStream, isCheckDialect, StreamChecker, type CheckDialect, type Violation } from "../check/index.js";
 import { DONE_FRAME } from "../http/sse.js";
 import { eventFrame, renderError, responseBody, type Dialect } from "../dialect/index.js";
-import { emitFinal } from "../emit/emit-events.js";
+import { finalResponse } from "../emit/final.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { Trace } from "../journal/trace.js";
 import { wireEvents } from "./answer.js";
@@ -69,7 +69,7 @@ export function checkEntry(entry: JournalEntry, trace: Trace | undefined, dialec
       }
       if (!source.streamed) {
         if (entry.outcome === "dropped") return notChecked("A drop fault cut the connection before the body was sent: there is no answer to judge.");
-        const body = responseBody(d, emitFinal(source.plan), source.plan);
+        const body = responseBody(d, finalResponse(source.plan), source.plan);
         const verdict = checkAnswer({ status: entry.status || 200, contentType: JSON_TYPE, body, dialect: checkDialect(d), request, stream: false });
         return { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
       }

@@ -13,7 +13,7 @@
  */
 import type { Clock } from "./clock.js";
 import { slotsOf, type Schedule, type Slot, type SlotSequence } from "./schedule.js";
-import { schedulerOf, type Task, type TickScheduler } from "./scheduler.js";
+import { schedulerOf, TICK_BUDGET_MS, type Task, type TickScheduler } from "./scheduler.js";
 
 export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
@@ -43,9 +43,6 @@ export interface AbortLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-/** A stream this many ms behind its schedule is late: it yields the event loop every BURST frames. */
-const LATE_MS = 10;
-export const BURST = 8;
 
 export type PlayResult = "done" | "dropped" | "aborted";
 
@@ -84,8 +81,10 @@ class Player implements Task {
   private current: Slot | undefined;
   /** When the last frame was written (the idle interval of heartbeats counts from it). */
   private lastWrite: number;
-  /** Frames delivered since the last wait or yield. */
-  private burst = 0;
+  /** Frames delivered in this run (since the last wait or yield). */
+  private sentThisRun = 0;
+  /** Clock time by which this run hands the event loop back (a tick's deadline, shared by the streams it runs). */
+  private deadline = Infinity;
   /** Waiting for a sink's promise (a full socket buffer). */
   private writing = false;
   private finished = false;
@@ -108,6 +107,7 @@ class Player implements Task {
     const { signal } = this.options;
     signal?.addEventListener("abort", this.onAbort, { once: true });
     this.current = this.cursor.next();
+    this.deadline = this.options.clock.now() + TICK_BUDGET_MS;
     this.safeStep();
   }
 
@@ -117,7 +117,8 @@ class Player implements Task {
   private tickNow = -Infinity;
 
   run(now: number): void {
-    this.burst = 0;
+    this.sentThisRun = 0;
+    this.deadline = this.scheduler.deadline;
     this.tickNow = now;
     this.safeStep();
     this.tickNow = -Infinity;
@@ -154,6 +155,9 @@ class Player implements Task {
         if (this.finished) return;
         if (!ok) return this.finish("aborted");
         this.lastWrite = this.options.clock.now();
+        // A run of its own, outside any tick: a fresh budget.
+        this.sentThisRun = 0;
+        this.deadline = this.lastWrite + TICK_BUDGET_MS;
         then();
         this.safeStep();
       },
@@ -170,11 +174,12 @@ class Player implements Task {
       const slot = this.current;
       if (slot === undefined) return this.finish("done");
       const due = start + slot.at;
-      const now = Math.max(clock.now(), this.tickNow);
+      const real = clock.now();
+      const now = Math.max(real, this.tickNow);
       if (due > now) return this.waitUntil(due);
-      if (slot.kind !== "hang" && now - due > LATE_MS && ++this.burst > BURST && clock.yieldTurn) {
-        // Behind schedule (an overloaded server): send what is due, let other streams and
-        // requests have a turn, then go on. Frames just due go out together without yielding.
+      if (this.sentThisRun > 0 && real > this.deadline && clock.yieldTurn) {
+        // This run has had its time (an overloaded server, or a long answer due at once): send what
+        // was delivered in one write, let other streams and new requests have a turn, then go on.
         return this.waitUntil(now);
       }
       switch (slot.kind) {
@@ -190,10 +195,12 @@ class Player implements Task {
             }
             return this.waitUntil(idleDue);
           }
+          this.sentThisRun++;
           this.write(sink.heartbeat(), now, this.advance);
           break;
         }
         case "event":
+          this.sentThisRun++;
           this.write(sink.event(slot.index), now, this.advance);
           break;
         case "done":

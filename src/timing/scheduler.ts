@@ -6,7 +6,11 @@
  * and thousands of streams cost one wake-up per tick, not one timer each. A
  * stream that asks to run again at once (it is behind and yields) runs after
  * one turn of the event loop (`Clock.yieldTurn`), not within the same tick.
- * With nothing registered, no timer is left.
+ * A tick has a budget of time (`TICK_BUDGET_MS`): once it has run that long,
+ * the streams still due run after a turn of the loop, so that new requests
+ * and other I/O are served between ticks however far behind the streams are
+ * (each stream checks the same deadline between its own frames). With nothing
+ * registered, no timer is left.
  */
 import type { Clock, TimerHandle } from "./clock.js";
 
@@ -20,6 +24,14 @@ export interface Task {
   slot: number;
 }
 
+/**
+ * How long one tick (or one stream's run outside a tick) may deliver frames
+ * before it hands the event loop back. Short enough that a request arriving
+ * under overload gets its response head within a few turns; long enough that
+ * the turns cost little.
+ */
+export const TICK_BUDGET_MS = 8;
+
 export class TickScheduler {
   private readonly heap: Task[] = [];
   private timer: TimerHandle | undefined;
@@ -27,6 +39,8 @@ export class TickScheduler {
   private timerAt = Infinity;
   /** A turn of the event loop has been asked for (yieldTurn). */
   private turnPending = false;
+  /** Clock time by which the running tick should hand the loop back (its start plus TICK_BUDGET_MS). */
+  deadline = Infinity;
 
   constructor(private readonly clock: Clock) {}
 
@@ -38,11 +52,15 @@ export class TickScheduler {
   /** Registers `task` to run at `due` (clock ms), or moves it there if it is registered already. */
   schedule(task: Task, due: number): void {
     if (task.slot >= 0) this.remove(task);
+    this.insert(task, due);
+    this.arm();
+  }
+
+  private insert(task: Task, due: number): void {
     task.due = due;
     task.slot = this.heap.length;
     this.heap.push(task);
     this.up(task.slot);
-    this.arm();
   }
 
   /** Unregisters `task` (harmless if it is not registered); leaves no timer when none is left. */
@@ -52,22 +70,31 @@ export class TickScheduler {
     if (this.heap.length === 0) this.disarm();
   }
 
-  /** Runs every task due by now, earliest first; tasks that register again for now run after a turn. */
+  /**
+   * Runs the tasks due by now, earliest first, for at most TICK_BUDGET_MS; those it did not reach
+   * keep their place and run after a turn, as do tasks that register again for now.
+   */
   private readonly tick = (): void => {
+    const real = this.clock.now();
     // A timer that fired is on time even if the clock reads a hair before it: Node fires timers by
     // the loop's cached time, which lags the clock. Re-arming for the last fraction of a ms would cost
     // a whole further turn of a busy loop (and a stream late by it), so the tick counts as its time.
-    const now = Math.max(this.clock.now(), this.timer !== undefined ? this.timerAt : -Infinity);
+    const now = Math.max(real, this.timer !== undefined ? this.timerAt : -Infinity);
     this.timer = undefined;
     this.timerAt = Infinity;
     this.turnPending = false;
+    this.deadline = real + TICK_BUDGET_MS;
     const due: Task[] = [];
     while (this.heap.length > 0 && this.heap[0].due <= now) {
       const task = this.heap[0];
       this.remove(task);
       due.push(task);
     }
-    for (const task of due) task.run(now);
+    let i = 0;
+    // At least one task runs each tick, however slow: the streams always move on.
+    for (; i < due.length && (i === 0 || this.clock.now() <= this.deadline); i++) due[i].run(now);
+    for (; i < due.length; i++) if (due[i].slot < 0) this.insert(due[i], due[i].due);
+    this.deadline = Infinity;
     this.arm();
   };
 

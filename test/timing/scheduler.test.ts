@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { ManualClock, type TimerHandle } from "../../src/timing/clock.js";
-import { BURST, playSchedule, type PaceSink, type PlayResult } from "../../src/timing/pacer.js";
+import { playSchedule, type PaceSink, type PlayResult } from "../../src/timing/pacer.js";
+import { TICK_BUDGET_MS } from "../../src/timing/scheduler.js";
 import type { Schedule, Slot } from "../../src/timing/schedule.js";
 import { TickScheduler, schedulerOf, type Task } from "../../src/timing/scheduler.js";
 
@@ -274,9 +275,13 @@ describe("many streams on one shared tick", () => {
 });
 
 describe("fairness of late streams on the shared tick", () => {
-  /** A manual clock whose turns of the event loop are taken by hand, so the test sees who ran in each. */
+  /** A manual clock whose turns of the event loop are taken by hand, so the test sees who ran in each; `spent` is CPU time the sinks have used. */
   class TurnClock extends ManualClock {
     turns: (() => void)[] = [];
+    spent = 0;
+    override now(): number {
+      return super.now() + this.spent;
+    }
     yieldTurn(): Promise<void> {
       return new Promise<void>((resolve) => this.turns.push(resolve));
     }
@@ -289,19 +294,43 @@ describe("fairness of late streams on the shared tick", () => {
     }
   }
 
-  it("two overdue streams take turns in bursts of BURST frames", async () => {
+  it("two overdue streams whose frames cost 1 ms each take turns, a budget of time each", async () => {
     const clock = new TurnClock(1000);
     const log: string[] = [];
-    const sinkOf = (name: string): PaceSink => ({ event: () => (log.push(name), true), heartbeat: () => true, end() {}, destroy() {} });
+    const sinkOf = (name: string): PaceSink => ({ event: () => (log.push(name), (clock.spent += 1), true), heartbeat: () => true, end() {}, destroy() {} });
     // Both started 1 s ago: all 40 frames of each are overdue.
     const results: Promise<PlayResult>[] = ["a", "b"].map((name) => playSchedule(evenly(40, 20), sinkOf(name), { clock, start: 0 }));
-    // Each wrote BURST frames, then yielded the loop to the other.
-    expect(log.join("")).toBe("a".repeat(BURST) + "b".repeat(BURST));
+    // Each wrote until its run had its time (the frame that passes the budget included), then yielded the loop to the other.
+    const share = TICK_BUDGET_MS + 1;
+    expect(log.join("")).toBe("a".repeat(share) + "b".repeat(share));
     await clock.turn();
-    expect(log.join("").slice(2 * BURST)).toBe("a".repeat(BURST) + "b".repeat(BURST));
-    for (let i = 0; i < 10; i++) await clock.turn();
+    // In the shared tick that follows, the budget is the tick's: the earlier-due stream goes first and uses it up.
+    const second = log.join("").slice(2 * share);
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.length).toBeLessThanOrEqual(share + 1);
+    for (let i = 0; i < 40; i++) await clock.turn();
     expect(await Promise.all(results)).toEqual(["done", "done"]);
     expect(log.filter((x) => x === "a")).toHaveLength(40);
+    expect(log.filter((x) => x === "b")).toHaveLength(40);
+  });
+
+  it("a tick that runs out of time leaves the streams it did not reach due, and they run after a turn", async () => {
+    const clock = new TurnClock(0);
+    const log: string[] = [];
+    const sinkOf = (name: string): PaceSink => ({ event: () => (log.push(name), (clock.spent += 5), true), heartbeat: () => true, end() {}, destroy() {} });
+    // Three streams on the same schedule: frame 0 at once, frame 1 at 20 ms.
+    const results = ["a", "b", "c"].map((name) => playSchedule(evenly(2, 20), sinkOf(name), { clock, start: 0 }));
+    expect(log.join("")).toBe("abc");
+    // One timer for the three, set when "a" had spent 5 ms: it fires at 15 ms of the manual clock's own
+    // time (30 ms with what the sinks spent). Each frame costs 5 ms, so the tick's 8 ms budget covers two.
+    await clock.advance(15);
+    expect(log).toHaveLength(5);
+    expect(new Set(log.slice(3)).size).toBe(2);
+    // The one it did not reach is still due, and runs after a turn of the loop.
+    await clock.turn();
+    expect(log.slice(3).sort().join("")).toBe("abc");
+    for (let i = 0; i < 5; i++) await clock.turn();
+    expect(await Promise.all(results)).toEqual(["done", "done", "done"]);
   });
 });
 
