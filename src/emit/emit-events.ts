@@ -4,7 +4,7 @@
  * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
  */
 import { hashString, fnv1a } from "../generate/hash.js";
-import { chunkPrefix, type Chunks } from "../generate/packed-chunks.js";
+import { chunkPrefix, PackedChunks, type Chunks } from "../generate/packed-chunks.js";
 import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
@@ -166,7 +166,10 @@ class Emitter {
     let tail = "";
     let length = 0;
     try {
-      for (const chunk of chunks) {
+      // By index, not `for…of`: a packed list's iterator is one more generator to resume for every delta.
+      const packed = chunks instanceof PackedChunks ? chunks : null;
+      for (let c = 0; c < chunks.length; c++) {
+        const chunk = packed !== null ? packed.at(c)! : (chunks as string[])[c];
         const spent = this.spend(chunk, reasoning);
         if (spent.text.length > 0) yield emit(spent.text, length);
         if (spent.cut) tail = spent.text;
