@@ -4,11 +4,12 @@
  * is delivered. Two numbers per mark; with no timeline (a journal of 0
  * entries) the sink is returned as it is and nothing costs.
  *
- * The clock is read once per burst, not once per mark: frames the pacer
- * delivers in one synchronous run (those due together, which go out in the
- * same writes) share the time of the first, and the next run reads it
- * afresh (a microtask forgets it). A clock read costs ~80 ns on a small VM,
- * many times the rest of a mark; an unpaced 1,000-event answer is one burst.
+ * Events and heartbeats are marked at the time the pacer read as it
+ * delivered them (it reads the clock for each slot anyway). Other marks, and
+ * a sink driven without that time, read the clock once per burst: marks made
+ * in one synchronous run share the time of the first, and the next run reads
+ * it afresh (a microtask forgets it). A clock read costs ~80 ns on a small VM,
+ * many times the rest of a mark.
  */
 import type { PaceSink, PlayResult } from "../timing/pacer.js";
 import type { Timeline } from "./timeline.js";
@@ -36,23 +37,23 @@ export function tracedSink(sink: PaceSink, timeline: Timeline | undefined, optio
     }
     return burst;
   };
-  const sent = (index: number) => timeline.event(index, now());
   return {
-    event(index) {
-      const ok = sink.event(index);
+    event(index, at) {
+      const ok = sink.event(index, at);
       if (json) return ok;
-      if (ok === true) sent(index);
+      if (ok === true) timeline.event(index, at ?? now());
       else if (ok !== false)
         return ok.then((delivered) => {
-          if (delivered) sent(index);
+          // Delivered once the socket drained: marked then.
+          if (delivered) timeline.event(index, now());
           return delivered;
         });
       return ok;
     },
-    heartbeat() {
-      const ok = sink.heartbeat();
+    heartbeat(at) {
+      const ok = sink.heartbeat(at);
       if (json) return ok;
-      if (ok === true) timeline.mark("heartbeat", now());
+      if (ok === true) timeline.mark("heartbeat", at ?? now());
       else if (ok !== false)
         return ok.then((delivered) => {
           if (delivered) timeline.mark("heartbeat", now());

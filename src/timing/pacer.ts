@@ -19,10 +19,13 @@ export const HEARTBEAT_FRAME = ": keep-alive\n\n";
 
 /** Where a paced stream goes: an SSE response, a JSON response, a WebSocket, a background run, a test double. */
 export interface PaceSink {
-  /** Delivers event `index`; resolves false if the client has gone (may wait for the socket to drain). */
-  event(index: number): boolean | Promise<boolean>;
-  /** Delivers a heartbeat; resolves false if the client has gone. */
-  heartbeat(): boolean | Promise<boolean>;
+  /**
+   * Delivers event `index`; resolves false if the client has gone (may wait for the socket to drain).
+   * `at` is the clock time the pacer read as it delivered it (a sink that marks times need not read the clock again).
+   */
+  event(index: number, at?: number): boolean | Promise<boolean>;
+  /** Delivers a heartbeat (`at` as for event); resolves false if the client has gone. */
+  heartbeat(at?: number): boolean | Promise<boolean>;
   /** The stream ended normally, after its last event. */
   end(): void;
   /** Closes the connection abruptly, without ending the stream (a drop fault). */
@@ -196,12 +199,12 @@ class Player implements Task {
             return this.waitUntil(idleDue);
           }
           this.sentThisRun++;
-          this.write(sink.heartbeat(), now, this.advance);
+          this.write(sink.heartbeat(real), now, this.advance);
           break;
         }
         case "event":
           this.sentThisRun++;
-          this.write(sink.event(slot.index), now, this.advance);
+          this.write(sink.event(slot.index, real), now, this.advance);
           break;
         case "done":
           sink.end();
@@ -218,7 +221,7 @@ class Player implements Task {
           if (this.cursor.heartbeatMs <= 0) return void sink.flush?.();
           const idleDue = this.lastWrite + this.cursor.heartbeatMs;
           if (now < idleDue) return this.waitUntil(idleDue);
-          this.write(sink.heartbeat(), now, stay);
+          this.write(sink.heartbeat(real), now, stay);
           break;
         }
       }
