@@ -17,7 +17,7 @@ import { emitFinal } from "./emit-events.js";
 function joined(chunks: Chunks): { text: string; tokens: number } {
   let tokens = 0;
   if (chunks instanceof PackedChunks) {
-    for (const chunk of chunks) tokens += countTokens(chunk);
+    for (let i = 0; i < chunks.length; i++) tokens += countTokens(chunks.at(i)!);
     return { text: chunks.text, tokens };
   }
   for (let i = 0; i < chunks.length; i++) tokens += countTokens(chunks[i]);

@@ -46,7 +46,6 @@ export interface AbortLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-
 export type PlayResult = "done" | "dropped" | "aborted";
 
 export interface PlayOptions {
