@@ -42,6 +42,24 @@ describe("json.ts writes JSON.stringify's bytes", () => {
     );
   });
 
+  it("events without a snapshot: generated flat and nested values, awkward ones included", () => {
+    const scalar = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant([]));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(scalar, json, awkward), { maxKeys: 9 }), (fields) => {
+        const event = { type: "response.output_text.delta", sequence_number: 3, ...fields };
+        expect(eventJson(event)).toBe(JSON.stringify(event));
+        expect(eventJson(event, { id: "resp_1" })).toBe(JSON.stringify(event));
+        // A "response" that is not an object is written like any other value.
+        expect(eventJson({ ...event, response: fields.x ?? "text" }, { id: "resp_1" })).toBe(JSON.stringify({ ...event, response: fields.x ?? "text" }));
+      }),
+      { numRuns: RUNS },
+    );
+    const delta = { type: "response.output_text.delta", sequence_number: 7, item_id: "msg_1", output_index: 0, content_index: 0, delta: ' "quoted"\n\u2028', logprobs: [], obfuscation: "abc" };
+    expect(eventJson(delta)).toBe(JSON.stringify(delta));
+    expect(eventJson([1, 2])).toBe("[1,2]");
+    expect(eventJson(Object.assign(Object.create({ inherited: 1 }), { own: 2 }))).toBe(JSON.stringify(Object.assign(Object.create({ inherited: 1 }), { own: 2 })));
+  });
+
   it("a snapshot that is not its base with a status is never served from what was kept", () => {
     const base = { id: "resp_1", status: "in_progress", output: [] as unknown[], usage: null };
     const created = { ...base };
