@@ -17,6 +17,7 @@ import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
 import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
+import { OldestKeys } from "../util/oldest-keys.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
@@ -154,6 +155,7 @@ export function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect)
 /** One open WebSocket: its queue of messages, its response cache, and what stops its turn. */
 class Connection {
   private readonly cache = new Map<string, StoredResponse>();
+  private readonly oldestCached = new OldestKeys(this.cache);
   private readonly queue: { data: RawData; isBinary: boolean }[] = [];
   private running = false;
   private closed = false;
@@ -247,7 +249,7 @@ class Connection {
     const id = record.response.id;
     this.cache.delete(id);
     this.cache.set(id, record);
-    while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+    while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.oldestCached.next()!);
   }
 
   /** One `response.create`: journal, validate, answer, remember, stream; its journal entry ends with it. */

@@ -15,6 +15,7 @@ import type { Exchange } from "../record/from-exchange.js";
 import { ResponseStatus, type ItemParam, type ResponseResource } from "../spec/index.js";
 import type { LiveChecker } from "./live-check.js";
 import type { Upstream } from "./upstream.js";
+import { OldestKeys } from "../util/oldest-keys.js";
 
 /** The answer to `POST /v1/responses` and, when the upstream holds the responses, to the other `/v1/responses/*` routes. */
 export interface ProxyHandler {
@@ -39,6 +40,7 @@ export interface Remembered {
 /** A bounded memory of passed-on answers, oldest forgotten first. */
 export class AnswerMemory {
   private readonly records = new Map<string, Remembered>();
+  private readonly oldest = new OldestKeys(this.records);
 
   constructor(readonly limit: number) {}
 
@@ -50,7 +52,7 @@ export class AnswerMemory {
     this.records.delete(record.response.id);
     if (this.limit === 0) return;
     this.records.set(record.response.id, record);
-    while (this.records.size > this.limit) this.records.delete(this.records.keys().next().value as string);
+    while (this.records.size > this.limit) this.records.delete(this.oldest.next()!);
   }
 }
 

@@ -8,12 +8,15 @@
  * still never reuses an id. Pure: no I/O, no timers.
  */
 import { fnv1a } from "../generate/hash.js";
+import { OldestKeys } from "../util/oldest-keys.js";
 
 const BUCKETS = 1 << 16;
 
 export class RepeatCounter {
   private readonly counts = new Map<string, number>();
   private readonly floor = new Uint32Array(BUCKETS);
+  /** The least recently seen key (a key seen again moves to the end). */
+  private readonly oldest = new OldestKeys(this.counts);
 
   constructor(readonly limit = 100_000) {}
 
@@ -24,7 +27,8 @@ export class RepeatCounter {
     else this.counts.delete(key); // re-inserted below: the most recent keys are kept longest
     this.counts.set(key, k + 1);
     if (this.counts.size > this.limit) {
-      const [oldest, count] = this.counts.entries().next().value as [string, number];
+      const oldest = this.oldest.next()!;
+      const count = this.counts.get(oldest)!;
       this.counts.delete(oldest);
       const b = fnv1a(oldest) & (BUCKETS - 1);
       if (count > this.floor[b]) this.floor[b] = count;

@@ -19,6 +19,7 @@ import type { RedisLink } from "./redis-client.js";
 import { KEY_PREFIX, KEY_TTL_MS } from "./redis-client.js";
 import { decodeRecord, encodeRecord, previousOf } from "./redis-codec.js";
 import type { ResponseStore, StoredResponse } from "./response-store.js";
+import { OldestKeys } from "../util/oldest-keys.js";
 
 /** Records a process keeps in its local view at most (Redis holds the rest). */
 const LOCAL_VIEW_LIMIT = 10_000;
@@ -81,6 +82,7 @@ interface Local {
 
 export class RedisResponseStore implements ResponseStore {
   private readonly local = new Map<string, Local>();
+  private readonly oldestLocal = new OldestKeys(this.local);
 
   constructor(
     private readonly redis: RedisLink,
@@ -135,6 +137,6 @@ export class RedisResponseStore implements ResponseStore {
   private remember(id: string, local: Local): void {
     this.local.delete(id);
     this.local.set(id, local);
-    if (this.local.size > LOCAL_VIEW_LIMIT) this.local.delete(this.local.keys().next().value as string);
+    if (this.local.size > LOCAL_VIEW_LIMIT) this.local.delete(this.oldestLocal.next()!);
   }
 }

@@ -7,6 +7,7 @@
 import { EventSource } from "../emit/emit-events.js";
 import type { Plan } from "../generate/plan.js";
 import type { ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
+import { OldestKeys } from "../util/oldest-keys.js";
 
 export interface StoredResponse {
   /** The response as it stands (the final one once it has ended). */
@@ -52,6 +53,7 @@ export interface ResponseStore {
 /** An in-memory store holding at most `limit` responses; the oldest go first. */
 export class MemoryResponseStore implements ResponseStore {
   private readonly records = new Map<string, StoredResponse>();
+  private readonly oldest = new OldestKeys(this.records);
 
   constructor(readonly limit = 1000) {
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`store limit must be a non-negative integer, got ${limit}`);
@@ -71,10 +73,7 @@ export class MemoryResponseStore implements ResponseStore {
     this.records.delete(id);
     if (this.limit === 0) return;
     this.records.set(id, record);
-    while (this.records.size > this.limit) {
-      const oldest = this.records.keys().next().value as string;
-      this.records.delete(oldest);
-    }
+    while (this.records.size > this.limit) this.records.delete(this.oldest.next()!);
   }
 
   delete(id: string): boolean {

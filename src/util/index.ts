@@ -1,5 +1,7 @@
 /**
  * Small pure helpers with no home of their own, used by any layer (they
- * import nothing of the project): the nearest known name to a mistyped one.
+ * import nothing of the project): the nearest known name to a mistyped one,
+ * the oldest key of a bounded Map.
  */
 export * from "./nearest-name.js";
+export * from "./oldest-keys.js";

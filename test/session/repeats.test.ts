@@ -1,5 +1,7 @@
 /** The repeat counter behind unique ids, and the id sources it seeds. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fnv1a } from "../../src/generate/hash.js";
 import { createIdSource, idSeed } from "../../src/generate/ids.js";
 import { createRng } from "../../src/generate/rng.js";
 import { RepeatCounter } from "../../src/session/repeats.js";
@@ -21,6 +23,38 @@ describe("RepeatCounter", () => {
     for (let i = 0; i < 1000; i++) r.next(`k${i}`);
     expect((r as unknown as { counts: Map<string, number> }).counts.size).toBe(100);
     expect(r.next("old")).toBeGreaterThanOrEqual(5);
+  });
+});
+
+/** The counter as first written (forgets the least recently seen key, found from the front of the map each time): the reference. */
+function referenceCounter(limit: number): (key: string) => number {
+  const counts = new Map<string, number>();
+  const floor = new Uint32Array(1 << 16);
+  return (key) => {
+    let k = counts.get(key);
+    if (k === undefined) k = floor[fnv1a(key) & 0xffff];
+    else counts.delete(key);
+    counts.set(key, k + 1);
+    if (counts.size > limit) {
+      const [oldest, count] = counts.entries().next().value as [string, number];
+      counts.delete(oldest);
+      const b = fnv1a(oldest) & 0xffff;
+      if (count > floor[b]) floor[b] = count;
+    }
+    return k;
+  };
+}
+
+describe("RepeatCounter past its limit", () => {
+  it("forgets the least recently seen key, exactly as the reference does, on random sequences", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 400 }), (limit, seq) => {
+        const r = new RepeatCounter(limit);
+        const ref = referenceCounter(limit);
+        for (const n of seq) expect(r.next(`k${n}`)).toBe(ref(`k${n}`));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
