@@ -359,7 +359,7 @@ class Emitter {
   }
 
   *items(items: PlanItem[]): Events {
-    const lastOutput = items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
+    const lastOutput = lastOutputIndex(items);
     for (let i = 0; i < items.length; i++) {
       const step = items[i];
       // A step's pause comes before its first event (the next one out, whatever it is).
@@ -385,25 +385,39 @@ class Emitter {
     }
   }
 
-  /**
-   * What api.openai.com adds to a final response that searched the web:
-   * `tool_usage: {web_search: {num_requests}}` (none without a search, and
-   * never in the spec dialect, where no web_search_call is played).
-   */
-  toolUsage(): Partial<ResponseResource> {
-    return this.webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: this.webSearches } } } as Partial<ResponseResource>) : {};
+  /** The response this emitter's answer ends with, completed or incomplete. */
+  ended(end: AnswerEnd): ResponseResource {
+    return endedResponse(this.plan, end, this.output, this.outputTokens, this.reasoningTokens, this.webSearches);
   }
+}
 
-  usage(): ResponseResource["usage"] {
-    const input = this.plan.inputTokens;
-    return {
-      input_tokens: input,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: this.outputTokens,
-      output_tokens_details: { reasoning_tokens: this.reasoningTokens },
-      total_tokens: input + this.outputTokens,
-    };
-  }
+/** The index of the last plan item that is an output item (a vendor event is not); -1 when none is. */
+export function lastOutputIndex(items: readonly PlanItem[]): number {
+  return items.reduce((last, it, i) => (it.kind === "vendor_event" ? last : i), -1);
+}
+
+/** How an answer that did not fail ends. */
+export type AnswerEnd = { status: "completed" } | { status: "incomplete"; reason: string };
+
+/**
+ * The final response of an answer that did not fail: the plan's base with
+ * its status, output and usage — and, where the answer searched the web,
+ * what api.openai.com adds: `tool_usage: {web_search: {num_requests}}` (never
+ * in the spec dialect, where no web_search_call is played). The emitter's
+ * terminal event and the direct final response (final.ts) both end here.
+ */
+export function endedResponse(plan: Plan, end: AnswerEnd, output: OutputItem[], outputTokens: number, reasoningTokens: number, webSearches: number): ResponseResource {
+  const input = plan.inputTokens;
+  const usage: ResponseResource["usage"] = {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: input + outputTokens,
+  };
+  const toolUsage = webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: webSearches } } } as Partial<ResponseResource>) : {};
+  if (end.status === "incomplete") return { ...plan.base, status: "incomplete", incomplete_details: { reason: end.reason }, output, usage, ...toolUsage };
+  return { ...plan.base, status: "completed", completed_at: plan.completedAt, output, usage, ...toolUsage };
 }
 
 /** Closes items cut off by a failure: what was open ends `incomplete`. */
@@ -538,10 +552,10 @@ function* play(e: Emitter, plan: Plan, end: (response: ResponseResource) => void
   }
   if (stoppedBy === "budget" || outcome.kind === "incomplete") {
     const reason = stoppedBy === "budget" ? "max_output_tokens" : (outcome as { reason: string }).reason;
-    yield terminal("response.incomplete", e.snapshot({ status: "incomplete", incomplete_details: { reason }, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+    yield terminal("response.incomplete", e.ended({ status: "incomplete", reason }));
     return;
   }
-  yield terminal("response.completed", e.snapshot({ status: "completed", completed_at: plan.completedAt, output: e.output, usage: e.usage(), ...e.toolUsage() }));
+  yield terminal("response.completed", e.ended({ status: "completed" }));
 }
 
 /** How many of the latest events a window keeps (the pacer reads one ahead of what it sends). */

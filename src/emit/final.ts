@@ -11,7 +11,7 @@ import { PackedChunks, type Chunks } from "../generate/packed-chunks.js";
 import type { Plan } from "../generate/plan.js";
 import { countTokens } from "../generate/tokens.js";
 import type { OutputItem, ResponseResource } from "../spec/index.js";
-import { emitFinal } from "./emit-events.js";
+import { emitFinal, endedResponse, lastOutputIndex } from "./emit-events.js";
 
 /** A list of deltas joined, and the tokens they spend one by one (as the emitter counts them). */
 function joined(chunks: Chunks): { text: string; tokens: number } {
@@ -30,8 +30,7 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
   const outcome = plan.outcome;
   if (outcome.kind === "failed" || plan.options.logprobs !== null) return undefined;
   const items = plan.items;
-  let lastOutput = -1;
-  for (let i = 0; i < items.length; i++) if (items[i].kind !== "vendor_event") lastOutput = i;
+  const lastOutput = lastOutputIndex(items);
   const output: OutputItem[] = [];
   let outputTokens = 0;
   let reasoningTokens = 0;
@@ -103,17 +102,7 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
   }
   // A budget that every delta fits in cuts nothing; one that some delta passes is the emitter's to cut.
   if (plan.budget !== null && outputTokens > plan.budget) return undefined;
-  const input = plan.inputTokens;
-  const usage = {
-    input_tokens: input,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: outputTokens,
-    output_tokens_details: { reasoning_tokens: reasoningTokens },
-    total_tokens: input + outputTokens,
-  };
-  const toolUsage = webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: webSearches } } } as Partial<ResponseResource>) : {};
-  if (outcome.kind === "incomplete") return { ...plan.base, status: "incomplete", incomplete_details: { reason: outcome.reason }, output, usage, ...toolUsage } as ResponseResource;
-  return { ...plan.base, status: "completed", completed_at: plan.completedAt, output, usage, ...toolUsage } as ResponseResource;
+  return endedResponse(plan, outcome.kind === "incomplete" ? { status: "incomplete", reason: outcome.reason } : { status: "completed" }, output, outputTokens, reasoningTokens, webSearches);
 }
 
 /** The final response of a plan: built directly where it can be, played through the emitter otherwise. */
