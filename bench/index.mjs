@@ -3,6 +3,8 @@
 // plus memory, start time and pacing. Ratios are what to compare; this machine is noisy.
 // Each row runs ROUNDS interleaved rounds (ours, ceiling, aimock, ours, …) and reports each
 // target's median, so a slow moment of the machine hits all three alike.
+// The every-request-different rows also run the bare mock (servers/bare-mock.mjs): the least a
+// mock that really answers does per request, by hand, as a measure of what our own work costs.
 // Env: BENCH_SECONDS (per load run, default 2), BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 50),
 // BENCH_SKIP_PACING=1, BENCH_ONLY (comma-separated row groups to run: plain, stream, distinct, long,
 // rss, start, pacing; e.g. BENCH_ONLY=distinct for the every-request-different rows alone).
@@ -74,17 +76,25 @@ const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs
 /** The median of the per-round ratios a/b (each round measured the two back to back). */
 const medianRatio = (a, b) => a.map((x, i) => x.rps / b[i].rps).sort((x, y) => x - y)[Math.floor(a.length / 2)];
 
-async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1, vary = false) {
+/**
+ * One row: ours, the ceiling and aimock, interleaved. With `bare` (the every-request-different
+ * rows), the bare mock (servers/bare-mock.mjs, a hand-written mock that does only what any mock
+ * must: parse, build, serialise, keep, send) runs in the same rounds.
+ */
+async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1, vary = false, bare = false) {
   const ceiling = await startProcess([here("./servers/ceiling.mjs"), join(tmp, ceilingFile)]);
   const aimock = await startProcess([here("./servers/aimock.mjs"), ...aimockArgs]);
-  const runs = { ours: [], ceiling: [], aimock: [] };
+  const bareMock = bare ? await startProcess([here("./servers/bare-mock.mjs"), join(tmp, ceilingFile)]) : null;
+  const runs = { ours: [], ceiling: [], aimock: [], bare: [] };
   for (let round = 0; round < ROUNDS; round++) {
     runs.ours.push(await load(ours.baseURL, payload, oursHeaders, vary));
     runs.ceiling.push(await load(ceiling.baseURL, payload, {}, vary));
     runs.aimock.push(await load(aimock.baseURL, payload, {}, vary));
+    if (bareMock) runs.bare.push(await load(bareMock.baseURL, payload, {}, vary));
   }
   await ceiling.stop();
   await aimock.stop();
+  await bareMock?.stop();
   rows.push({
     label,
     perRequest,
@@ -93,7 +103,8 @@ async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, per
     aimock: median(runs.aimock),
     vsCeiling: medianRatio(runs.ours, runs.ceiling),
     vsAimock: medianRatio(runs.ours, runs.aimock),
-    perRound: runs.ours.map((o, i) => ({ vsCeiling: o.rps / runs.ceiling[i].rps, vsAimock: o.rps / runs.aimock[i].rps })),
+    perRound: runs.ours.map((o, i) => ({ vsCeiling: o.rps / runs.ceiling[i].rps, vsAimock: o.rps / runs.aimock[i].rps, vsBare: bare ? o.rps / runs.bare[i].rps : NaN })),
+    bare: bare ? { ...median(runs.bare), vsOurs: medianRatio(runs.ours, runs.bare), vsAimock: medianRatio(runs.bare, runs.aimock) } : null,
   });
 }
 
@@ -101,8 +112,8 @@ if (runs("plain")) await compare("non-streaming text (req/s)", body, {}, "plain.
 if (runs("stream")) await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
 // The same two with every request different: what an answer costs when it is not a repeat.
 if (runs("distinct")) {
-  await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true);
-  await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true);
+  await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true, true);
+  await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true, true);
 }
 if (runs("long")) await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
 
@@ -160,6 +171,13 @@ for (const r of rows) {
   );
   // Each round's own ratios (measured back to back): a target met in every round, not only in the median.
   console.log(`${pad("", 40)}per round, vs ceiling: ${r.perRound.map((x) => `${fmt(x.vsCeiling)}×`).join(" ")}; vs aimock: ${r.perRound.map((x) => `${fmt(x.vsAimock)}×`).join(" ")}`);
+  if (r.bare) {
+    // The same rounds' bare mock: how far our own work is from the least a mock must do.
+    console.log(
+      `${pad("", 40)}bare mock ${fmt(r.bare.rps, 0)} req/s (${fmt(r.bare.vsAimock)}× aimock); ours ÷ bare mock ${fmt(r.bare.vsOurs)}×, ` +
+        `per round ${r.perRound.map((x) => `${fmt(x.vsBare)}×`).join(" ")}`,
+    );
+  }
 }
 if (rss) console.log(`RSS, 1,000 open slow streams          ${fmt(rss.short, 1)} MB with ${shortEvents}-event answers, ${fmt(rss.long, 1)} MB with ${longEvents}-event ones (idle ${fmt(rss.idle, 1)} MB; target < 150 MB)`);
 if (start) console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
