@@ -61,6 +61,17 @@ export interface EventsAt {
   at(index: number): StreamEvent | undefined;
 }
 
+/**
+ * `{ ...base, ...more }` as Node's flat `[name, value, …]` list (same names, order and values). Not the
+ * object: in V8 a spread copy that gains keys gets a hidden class of its own, one per answer.
+ */
+export function headerList(base: Record<string, string>, more: Record<string, string>): string[] {
+  const list: string[] = [];
+  for (const name of Object.keys(base)) list.push(name, Object.hasOwn(more, name) ? more[name] : base[name]);
+  for (const name of Object.keys(more)) if (!Object.hasOwn(base, name)) list.push(name, more[name]);
+  return list;
+}
+
 /** Frames due together are joined up to this many characters before they are written. */
 const JOIN_LIMIT = 64 * 1024;
 
@@ -74,60 +85,91 @@ const JOIN_LIMIT = 64 * 1024;
  * socket.
  */
 export function sseSink(res: ServerResponse, events: EventsAt, dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink & { readonly sent: number } {
-  let pending = "";
+  return new SseSink(res, events, dialect, plan, headers);
+}
+
+/**
+ * The sink of `sseSink`, a class: the pacer calls it for every frame, and an
+ * object literal with a getter (`sent`) is a dictionary in V8, slow to call
+ * into.
+ */
+class SseSink implements PaceSink {
+  private pending = "";
   /** Events handed to the response so far (the last ones may be lost in flight if the client goes). */
-  let sent = 0;
+  private count = 0;
   /** Set while the socket buffer is full: the next frame waits for it to drain. */
-  let blocked: Promise<boolean> | undefined;
-  const gone = () => res.destroyed || res.writableEnded;
-  const head = () => {
-    if (!res.headersSent) res.writeHead(200, { ...sseHeaders(dialect), ...headers });
-  };
+  private blocked: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly events: EventsAt,
+    private readonly dialect: Dialect,
+    private readonly plan: Plan | undefined,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  get sent(): number {
+    return this.count;
+  }
+
+  private gone(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  private head(): void {
+    if (!this.res.headersSent) this.res.writeHead(200, headerList(sseHeaders(this.dialect), this.headers));
+  }
+
   /** Writes what is pending; true, false (the client is gone) or a promise of either (the buffer is full). */
-  const send = (): boolean | Promise<boolean> => {
-    if (gone()) return false;
-    head();
-    if (pending === "") return blocked ?? true;
-    const chunk = pending;
-    pending = "";
-    if (res.write(chunk)) return true;
-    blocked = drained(res).then((ok) => {
-      blocked = undefined;
+  private send(): boolean | Promise<boolean> {
+    if (this.gone()) return false;
+    this.head();
+    if (this.pending === "") return this.blocked ?? true;
+    const chunk = this.pending;
+    this.pending = "";
+    if (this.res.write(chunk)) return true;
+    this.blocked = drained(this.res).then((ok) => {
+      this.blocked = undefined;
       return ok;
     });
-    return blocked;
-  };
-  const add = (frame: string): boolean | Promise<boolean> => {
-    if (gone()) return false;
-    if (blocked) return blocked.then((ok) => (ok ? add(frame) : false));
-    pending += frame;
-    return pending.length >= JOIN_LIMIT ? send() : true;
-  };
-  return {
-    get sent() {
-      return sent;
-    },
-    event(i) {
-      if (gone()) return false;
-      sent++;
-      return add(eventFrame(dialect, events.at(i)!, plan));
-    },
-    heartbeat: () => add(HEARTBEAT_FRAME),
-    flush: () => void send(),
-    end() {
-      if (gone()) return;
-      head();
-      const rest = pending + doneFrame(dialect);
-      pending = "";
-      res.end(rest);
-    },
-    destroy() {
-      void send();
-      const socket = res.socket;
-      if (!socket) return void res.destroy();
-      // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.
-      socket.end();
-      socket.setTimeout(1_000, () => socket.destroy());
-    },
-  };
+    return this.blocked;
+  }
+
+  private add(frame: string): boolean | Promise<boolean> {
+    if (this.gone()) return false;
+    if (this.blocked) return this.blocked.then((ok) => (ok ? this.add(frame) : false));
+    this.pending += frame;
+    return this.pending.length >= JOIN_LIMIT ? this.send() : true;
+  }
+
+  event(i: number): boolean | Promise<boolean> {
+    if (this.gone()) return false;
+    this.count++;
+    return this.add(eventFrame(this.dialect, this.events.at(i)!, this.plan));
+  }
+
+  heartbeat(): boolean | Promise<boolean> {
+    return this.add(HEARTBEAT_FRAME);
+  }
+
+  flush(): void {
+    void this.send();
+  }
+
+  end(): void {
+    if (this.gone()) return;
+    this.head();
+    const rest = this.pending + doneFrame(this.dialect);
+    this.pending = "";
+    this.res.end(rest);
+  }
+
+  destroy(): void {
+    void this.send();
+    const socket = this.res.socket;
+    if (!socket) return void this.res.destroy();
+    // end() sends what is buffered, then FIN: the client sees a stream cut short, not an empty reply.
+    socket.end();
+    socket.setTimeout(1_000, () => socket.destroy());
+  }
 }

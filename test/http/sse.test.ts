@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/emit-events.js";
 import { DEFAULT_DIALECT } from "../../src/dialect/index.js";
-import { DONE_FRAME, sseFrame, sseSink } from "../../src/http/sse.js";
+import { DONE_FRAME, headerList, sseFrame, sseSink } from "../../src/http/sse.js";
 import { systemClock } from "../../src/timing/clock.js";
 import { playSchedule } from "../../src/timing/pacer.js";
 import { ZERO_PROFILE } from "../../src/timing/profile.js";
@@ -20,8 +20,9 @@ class FakeResponse extends EventEmitter {
   destroyed = false;
   writableEnded = false;
   full = false;
-  writeHead(_status: number, headers: Record<string, string>) {
-    this.headers = headers;
+  writeHead(_status: number, headers: Record<string, string> | string[]) {
+    // Node takes headers as an object or as a flat [name, value, …] list; the sink sends the list.
+    this.headers = Array.isArray(headers) ? Object.fromEntries(headers.flatMap((v, i) => (i % 2 === 0 ? [[v, headers[i + 1]]] : []))) : headers;
     this.headersSent = true;
     return this;
   }
@@ -94,5 +95,13 @@ describe("SSE writer", () => {
 
   it("refuses an event type with a line break", () => {
     expect(() => sseFrame({ type: "acme:x\nevent: y", sequence_number: 0 } as never)).toThrow(/line break/);
+  });
+
+  it("sends the headers as Node's flat list, the same names, order and values as { ...base, ...more }", () => {
+    const base = { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" };
+    for (const more of [{}, { "x-mock-scenario": "text" }, { "cache-control": "no-store", "x-request-id": "r1" }, { "content-type": "a", "cache-control": "b", "x-accel-buffering": "c" }]) {
+      const merged: Record<string, string> = { ...base, ...more };
+      expect(headerList(base, more)).toEqual(Object.entries(merged).flat());
+    }
   });
 });

@@ -213,6 +213,13 @@ describe("withItemIds / asListedItem", () => {
     expect((c[1] as { id: string }).id).not.toBe((a[1] as { id: string }).id);
     // The input is not modified.
     expect((items[1] as { id?: string }).id).toBeUndefined();
+    // The copy is the item's keys in its order, then the id; an own "__proto__" key stays data (not the prototype).
+    expect(Object.keys(a[2])).toEqual(["type", "call_id", "output", "id"]);
+    const odd = JSON.parse('{"type":"message","role":"user","content":"x","__proto__":{"polluted":true}}') as ItemParam;
+    const [copy] = withItemIds([odd], "resp_1");
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["type", "role", "content", "__proto__", "id"]);
+    expect((copy as unknown as { polluted?: boolean }).polluted).toBeUndefined();
   });
 
   it("lists a string-content message as a completed message with an input_text part", () => {
