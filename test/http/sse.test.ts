@@ -99,7 +99,8 @@ describe("SSE writer", () => {
 
   it("sends the headers as Node's flat list, the same names, order and values as { ...base, ...more }", () => {
     const base = { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" };
-    for (const more of [{}, { "x-mock-scenario": "text" }, { "cache-control": "no-store", "x-request-id": "r1" }, { "content-type": "a", "cache-control": "b", "x-accel-buffering": "c" }]) {
+    const cases: Record<string, string>[] = [{}, { "x-mock-scenario": "text" }, { "cache-control": "no-store", "x-request-id": "r1" }, { "content-type": "a", "cache-control": "b", "x-accel-buffering": "c" }];
+    for (const more of cases) {
       const merged: Record<string, string> = { ...base, ...more };
       expect(headerList(base, more)).toEqual(Object.entries(merged).flat());
     }
