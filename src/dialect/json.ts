@@ -109,6 +109,63 @@ export function responseJson(response: object, base?: object): string {
   return text;
 }
 
+const DELTA_HEAD = ["type", "sequence_number", "item_id", "output_index"];
+
+/** A finite number (JSON.stringify's text for it is `${n}`, -0 as 0). */
+const finite = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/**
+ * A delta event as the emitter builds it (most of a stream's events), as one
+ * template: `type, sequence_number, item_id, output_index[, content_index |
+ * summary_index], delta[, logprobs][, obfuscation]`. Null for any other keys,
+ * order or values (the general writer takes those). Measured on long-text
+ * deltas at ~0.75 µs against ~1.2 µs for the key-by-key writer.
+ */
+function deltaJson(own: Record<string, unknown>): string | null {
+  let step = 0;
+  let index: "content_index" | "summary_index" | null = null;
+  let logprobs = false;
+  let obfuscation = false;
+  // The keys, in order: the same ones JSON.stringify would walk.
+  for (const key in own) {
+    if (step < 4) {
+      if (key !== DELTA_HEAD[step]) return null;
+      step++;
+    } else if (step === 4 && (key === "content_index" || key === "summary_index")) {
+      index = key;
+      step = 5;
+    } else if (step <= 5 && key === "delta") step = 6;
+    else if (step === 6 && key === "logprobs") {
+      logprobs = true;
+      step = 7;
+    } else if ((step === 6 || step === 7) && key === "obfuscation") {
+      obfuscation = true;
+      step = 8;
+    } else return null;
+  }
+  if (step < 6) return null;
+  const { type, sequence_number: seq, item_id: item, output_index: output, delta } = own;
+  if (typeof type !== "string" || typeof item !== "string" || typeof delta !== "string" || !finite(seq) || !finite(output)) return null;
+  let out = `{"type":${quote(type)},"sequence_number":${seq},"item_id":${quote(item)},"output_index":${output}`;
+  if (index !== null) {
+    const at = own[index];
+    if (!finite(at)) return null;
+    out += `,"${index}":${at}`;
+  }
+  out += `,"delta":${quote(delta)}`;
+  if (logprobs) {
+    const list = own.logprobs;
+    if (!Array.isArray(list) || (list.length > 0 && isAwkward(list))) return null;
+    out += list.length === 0 ? ',"logprobs":[]' : `,"logprobs":${JSON.stringify(list)}`;
+  }
+  if (obfuscation) {
+    const text = own.obfuscation;
+    if (typeof text !== "string") return null;
+    out += `,"obfuscation":${quote(text)}`;
+  }
+  return `${out}}`;
+}
+
 /**
  * The JSON text of a stream event; `base` as for responseJson, for the
  * snapshot a lifecycle event carries. Its own keys are walked in order and
@@ -119,6 +176,10 @@ export function responseJson(response: object, base?: object): string {
 export function eventJson(event: object, base?: object): string {
   if (!isPlain(event)) return JSON.stringify(event);
   const own = event as Record<string, unknown>;
+  if (typeof own.delta === "string") {
+    const text = deltaJson(own);
+    if (text !== null) return text;
+  }
   let out = "{";
   for (const key in own) {
     const value = own[key];

@@ -60,6 +60,43 @@ describe("json.ts writes JSON.stringify's bytes", () => {
     expect(eventJson(Object.assign(Object.create({ inherited: 1 }), { own: 2 }))).toBe(JSON.stringify(Object.assign(Object.create({ inherited: 1 }), { own: 2 })));
   });
 
+  it("delta events: the emitter's shapes, and near misses (other keys, order, values), awkward values included", () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), anyText);
+    const number = fc.oneof(fc.integer({ min: 0, max: 1e6 }), fc.constantFrom(-0, 0.5, 1e21, NaN, Infinity));
+    const value = fc.oneof(text, number, json, awkward);
+    const logprob = fc.record({ token: text, logprob: fc.double({ noNaN: true, noDefaultInfinity: true }), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }), top_logprobs: fc.constant([]) });
+    const shape = fc.record({
+      type: fc.oneof(fc.constantFrom("response.output_text.delta", "response.reasoning_summary_text.delta", "response.function_call_arguments.delta"), text),
+      sequence_number: number,
+      item_id: text,
+      output_index: number,
+      index: fc.constantFrom(null, "content_index", "summary_index", "annotation_index"),
+      at: number,
+      delta: text,
+      logprobs: fc.option(fc.oneof(fc.array(logprob, { maxLength: 2 }), value), { nil: undefined }),
+      obfuscation: fc.option(fc.oneof(text, value), { nil: undefined }),
+      // A near miss: one key moved, renamed or added, or a value of another type.
+      miss: fc.option(fc.record({ kind: fc.constantFrom("move", "extra", "value"), key: fc.constantFrom("type", "sequence_number", "item_id", "output_index", "delta", "logprobs", "obfuscation"), value }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(shape, (d) => {
+        const event: Record<string, unknown> = { type: d.type, sequence_number: d.sequence_number, item_id: d.item_id, output_index: d.output_index };
+        if (d.index !== null) event[d.index] = d.at;
+        event.delta = d.delta;
+        if (d.logprobs !== undefined) event.logprobs = d.logprobs;
+        if (d.obfuscation !== undefined) event.obfuscation = d.obfuscation;
+        if (d.miss?.kind === "move" && d.miss.key in event) {
+          const v = event[d.miss.key];
+          delete event[d.miss.key];
+          event[d.miss.key] = v;
+        } else if (d.miss?.kind === "extra") event[`x_${d.miss.key}`] = d.miss.value;
+        else if (d.miss?.kind === "value") event[d.miss.key] = d.miss.value;
+        expect(eventJson(event)).toBe(JSON.stringify(event));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("a snapshot that is not its base with a status is never served from what was kept", () => {
     const base = { id: "resp_1", status: "in_progress", output: [] as unknown[], usage: null };
     const created = { ...base };
