@@ -3,7 +3,7 @@
  * DIGEST §5.3 — sequence numbers from 0, indices, snapshots, budget cuts,
  * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
  */
-import { hashString, fnv1a } from "../generate/hash.js";
+import { fnv1a, fnv1aNumbered, hashChars } from "../generate/hash.js";
 import { chunkPrefix, PackedChunks, type Chunks } from "../generate/packed-chunks.js";
 import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
@@ -129,6 +129,19 @@ class Emitter {
     return { text, cut: true };
   }
 
+  /** FNV-1a of the answer's id, the prefix of every obfuscation key (hashed once). */
+  private idHash: number | undefined;
+
+  /**
+   * The `obfuscation` of the event about to be counted, for a delta of
+   * `length` characters: `hashString("<id>:<sequence number>", n)`, padding
+   * every delta's length to a multiple of 16 (at least 2 characters).
+   */
+  private obfuscation(length: number): string {
+    this.idHash ??= fnv1a(this.plan.base.id);
+    return hashChars(fnv1aNumbered(this.idHash, this.count), Math.max(2, 16 - (length % 16)));
+  }
+
   /**
    * Appends a text delta event, built in one go (deltas are most of a stream):
    * `type, sequence_number, item_id, output_index[, indexKey], delta[, logprobs][, obfuscation]`.
@@ -139,7 +152,7 @@ class Emitter {
     if (indexKey !== null) event[indexKey] = index;
     event.delta = delta;
     if (logprobs !== undefined) event.logprobs = logprobs;
-    if (obfuscate && this.plan.options.obfuscation) event.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (delta.length % 16)));
+    if (obfuscate && this.plan.options.obfuscation) event.obfuscation = this.obfuscation(delta.length);
     this.count++;
     return event as unknown as StreamEvent;
   }
@@ -348,7 +361,7 @@ class Emitter {
       if (ev.delta) {
         this.outputTokens += countTokens(ev.delta.text);
         const fields: Record<string, unknown> = { output_index: at.output_index, item_id: at.item_id, delta: ev.delta.text };
-        if (this.plan.options.obfuscation) fields.obfuscation = hashString(`${this.plan.base.id}:${this.count}`, Math.max(2, 16 - (ev.delta.text.length % 16)));
+        if (this.plan.options.obfuscation) fields.obfuscation = this.obfuscation(ev.delta.text.length);
         yield this.push(ev.type, fields);
         item[ev.delta.into] = String(item[ev.delta.into] ?? "") + ev.delta.text;
       } else {

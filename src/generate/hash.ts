@@ -14,15 +14,36 @@ const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 /** A deterministic string of `length` characters of `alphabet` (base 62 unless told) derived from `key`. */
 export function hashString(key: string, length: number, alphabet = ALPHABET): string {
-  let out = "";
-  let h = fnv1a(key);
+  return hashChars(fnv1a(key), length, alphabet);
+}
+
+/** The character codes of the string hashChars is building (one string at a time: it is synchronous). */
+const scratch: number[] = [];
+
+/** hashString's characters from the key's FNV-1a hash (`hashString(key, n)` is `hashChars(fnv1a(key), n)`). */
+export function hashChars(hash: number, length: number, alphabet = ALPHABET): string {
+  let h = hash;
+  scratch.length = length;
   for (let i = 0; i < length; i++) {
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
     h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
     h = (h ^ (h >>> 15)) >>> 0;
-    out += alphabet[h % alphabet.length];
+    scratch[i] = alphabet.charCodeAt(h % alphabet.length);
   }
-  return out;
+  // One string made at once, not `length` concatenations.
+  return String.fromCharCode.apply(null, scratch);
+}
+
+/**
+ * FNV-1a of `${prefix}:${n}` for a whole number `n ≥ 0`, from `prefixHash =
+ * fnv1a(prefix)`: the key of the n-th of many (an answer's events) hashed
+ * without hashing the prefix again or building the string.
+ */
+export function fnv1aNumbered(prefixHash: number, n: number): number {
+  let h = Math.imul((prefixHash >>> 0) ^ 0x3a, 0x01000193) >>> 0; // ":"
+  const digits = String(n);
+  for (let i = 0; i < digits.length; i++) h = Math.imul(h ^ digits.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
