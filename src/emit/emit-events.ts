@@ -221,7 +221,6 @@ class Emitter {
         item.content.push(part);
         const annotations = spec.annotations ?? [];
         /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
-        // Run only where there are annotations: the first run of a generator function made here costs V8 four new hidden classes.
         const push = this.push.bind(this);
         const annotate = function* (all: boolean, length = 0): Events {
           for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= length); ai++) {
@@ -246,6 +245,7 @@ class Emitter {
               }
             : undefined,
         );
+        // Only where there are annotations: the first run of a generator function made here costs V8 four new hidden classes.
         if (!cut && annotations.length > 0) yield* annotate(true);
         yield this.push("response.output_text.done", where, { text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
         yield this.push("response.content_part.done", where, { part: this.snap(part) });
