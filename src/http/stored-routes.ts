@@ -19,7 +19,7 @@ import type { Run } from "./runs.js";
 import { sessionOfContext, sessionStore } from "./session.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { dialectHeader, fromHeaders } from "./control-headers.js";
-import { doneFrame, sseFrame, sseHeaders, writeFrame } from "./sse.js";
+import { doneFrame, headerList, sseFrame, sseHeaders, writeFrame } from "./sse.js";
 import { parseWithPolicy, type PolicySchemas } from "./validate.js";
 
 const notFound = (id: string) =>
@@ -59,7 +59,7 @@ const queryInt = (ctx: Context, name: string, min: number, max: number, fallback
 
 /** Streams a background run as SSE in a dialect: what it produced so far, then live, then the end ([DONE] where the dialect sends it). */
 export async function followRun(res: ServerResponse, run: Run, startingAfter: number, dialect: Dialect, headers: Record<string, string> = {}): Promise<void> {
-  res.writeHead(200, { ...sseHeaders(dialect), ...headers });
+  res.writeHead(200, headerList(sseHeaders(dialect), headers));
   const done = doneFrame(dialect);
   await new Promise<void>((resolve) => {
     const queue: (StreamEvent | null)[] = [];

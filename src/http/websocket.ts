@@ -322,7 +322,8 @@ class Connection {
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
-      const record = storedRecord({ ...request, store: true }, answer, settings.session);
+      // Object.assign, not `{ ...request, store: true }`: a spread copy that gains a key gets a V8 map of its own (docs/decisions.md).
+      const record = storedRecord(Object.assign({}, request, { store: true }), answer, settings.session);
       // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
       const failed = answer.response.status === "failed";
       if (record) {
