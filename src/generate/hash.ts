@@ -17,21 +17,17 @@ export function hashString(key: string, length: number, alphabet = ALPHABET): st
   return hashChars(fnv1a(key), length, alphabet);
 }
 
-/** The character codes of the string hashChars is building (one string at a time: it is synchronous). */
-const scratch: number[] = [];
-
 /** hashString's characters from the key's FNV-1a hash (`hashString(key, n)` is `hashChars(fnv1a(key), n)`). */
 export function hashChars(hash: number, length: number, alphabet = ALPHABET): string {
+  let out = "";
   let h = hash;
-  scratch.length = length;
   for (let i = 0; i < length; i++) {
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
     h = Math.imul(h ^ (h >>> 12), 0x297a2d39) >>> 0;
     h = (h ^ (h >>> 15)) >>> 0;
-    scratch[i] = alphabet.charCodeAt(h % alphabet.length);
+    out += alphabet[h % alphabet.length];
   }
-  // One string made at once, not `length` concatenations.
-  return String.fromCharCode.apply(null, scratch);
+  return out;
 }
 
 /**
