@@ -66,6 +66,7 @@ function framesOf(body, respId, msgId, now) {
   const inProgress = { ...final, status: "in_progress", completed_at: null, output: [], usage: null };
   let out = "";
   let seq = 0;
+  // Each event is written with a placeholder sequence_number (keeping the key second, as ours sends it), numbered here.
   const send = (event) => {
     event.sequence_number = seq++;
     out += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;

@@ -17,6 +17,7 @@ import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
 import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
+import { copyWith } from "../util/copy-with.js";
 import { OldestKeys } from "../util/oldest-keys.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
@@ -322,8 +323,7 @@ class Connection {
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
-      // Object.assign, not `{ ...request, store: true }`: a spread copy that gains a key gets a V8 map of its own (docs/decisions.md).
-      const record = storedRecord(Object.assign({}, request, { store: true }), answer, settings.session);
+      const record = storedRecord(copyWith(request, { store: true }), answer, settings.session);
       // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
       const failed = answer.response.status === "failed";
       if (record) {

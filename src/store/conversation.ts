@@ -5,6 +5,7 @@
  */
 import { hashString } from "../generate/hash.js";
 import { ApiError, type ItemParam, type OutputItem } from "../spec/index.js";
+import { copyWith } from "../util/copy-with.js";
 import type { ResponseStore } from "./response-store.js";
 
 /** An output item as it is replayed as input (output items already fit the input union). */
@@ -58,11 +59,8 @@ export function withItemIds(items: readonly ItemParam[], responseId: string): It
     const it = item as ItemParam & { id?: string | null };
     if (typeof it.id === "string" && it.id.length > 0) return item;
     const prefix = ID_PREFIX[it.type] ?? "item";
-    const id = `${prefix}_${hashString(`${responseId}:input:${i}`, 24)}`;
-    // Object.assign, not `{ ...it, id }`: in V8 a spread copy that gains a key gets a hidden class of its
-    // own (one more map kept for every stored item). An own "__proto__" key (JSON data) would set the
-    // copy's prototype through assign, so that item alone is spread.
-    return (Object.hasOwn(it, "__proto__") ? { ...it, id } : Object.assign({}, it, { id })) as ItemParam;
+    // Not `{ ...it, id }`: that copy would keep a V8 map of its own with every stored item.
+    return copyWith(it, { id: `${prefix}_${hashString(`${responseId}:input:${i}`, 24)}` }) as ItemParam;
   });
 }
 
