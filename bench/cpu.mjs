@@ -2,6 +2,7 @@
 // (user and system, from /proc) for openresponses-mock, the ceiling and aimock, under the same load —
 // where the time goes, less noisy than req/s alone. With `-distinct` (json-distinct, short-distinct)
 // every request's input is different ("hello 1", "hello 2", …), as a test suite's are.
+// With -distinct the bare mock (servers/bare-mock.mjs) runs too.
 // Env: BENCH_SECONDS (default 4), ROUNDS (default 2), BENCH_AIMOCK=0 to leave aimock out.
 import autocannon from "autocannon";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +26,8 @@ const tmp = mkdtempSync(join(tmpdir(), "orm-quick-"));
 const file = join(tmp, kind === "json" ? "x.json" : "x.sse");
 writeFileSync(file, sample);
 const targets = [["ours", ours], ["ceiling", await startProcess([here("./servers/ceiling.mjs"), file])]];
+// The bare mock (servers/bare-mock.mjs) with every request different: what a mock that only parses, builds and serialises costs.
+if (vary && kind !== "long") targets.push(["bare", await startProcess([here("./servers/bare-mock.mjs"), file])]);
 if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
   // aimock answers the same text, in 8-character deltas as `npm run bench` has it.
   const text = kind === "json" ? JSON.parse(sample).output[0].content[0].text : JSON.parse(sample.split("\n").find((l) => l.includes('"response.output_text.done"')).slice(6)).text;
@@ -59,5 +62,6 @@ for (let i = 0; i < Number(process.env.ROUNDS ?? 2); i++) {
     console.log(`${arg} ${`${name}:`.padEnd(8)} ${r.line}`);
   }
   if (totals.aimock) console.log(`${arg} CPU per request, aimock ÷ ours: ${(totals.aimock / totals.ours).toFixed(2)}×`);
+  if (totals.bare) console.log(`${arg} CPU per request, bare mock ÷ ours: ${(totals.bare / totals.ours).toFixed(2)}×`);
 }
 process.exit(0);
