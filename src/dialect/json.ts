@@ -65,8 +65,20 @@ function valueText(value: unknown): string | null {
   }
 }
 
-/** The text of the last "base with a status" snapshot serialised for a base response. */
-const RUNNING = new WeakMap<object, { status: unknown; text: string }>();
+/**
+ * The texts of the last "base with a status" snapshots serialised, by base response: a few,
+ * newest last. Not a WeakMap: one entry per answer in a WeakMap is an ephemeron that every
+ * scavenge walks. A snapshot's text is wanted again by the very next event of its answer
+ * (`response.in_progress` after `response.created`), so a short list serves; one pushed out
+ * by other answers' snapshots meanwhile is only serialised again.
+ */
+const RUNNING: { base: object | null; status: unknown; text: string }[] = Array.from({ length: 16 }, () => ({ base: null, status: null, text: "" }));
+let runningNext = 0;
+
+function runningOf(base: object): { base: object | null; status: unknown; text: string } | undefined {
+  for (let i = 0; i < RUNNING.length; i++) if (RUNNING[i].base === base) return RUNNING[i];
+  return undefined;
+}
 
 /** Whether a response is its base with (at most) another status: the same keys, the very same values. */
 function isBaseSnapshot(response: Record<string, unknown>, base: Record<string, unknown>): boolean {
@@ -91,21 +103,27 @@ function isBaseSnapshot(response: Record<string, unknown>, base: Record<string, 
  * text of the one before it when the status is the same. The plan, its base
  * included, never changes once planned (a stored response is replayed from
  * it), so that text stays true; it is forgotten once another snapshot of the
- * answer (its terminal one) is serialised.
+ * answer (its terminal one) is serialised, or once 16 other answers' were.
  */
 export function responseJson(response: object, base?: object): string {
   if (base === undefined || !isPlain(response)) return JSON.stringify(response);
   const own = response as Record<string, unknown>;
   // Only running snapshots are kept: a finished one (a JSON body, a terminal event) is written once.
   const running = own.status === "in_progress" || own.status === "queued";
+  const last = runningOf(base);
   if (!running || !isBaseSnapshot(own, base as Record<string, unknown>)) {
-    RUNNING.delete(base);
+    if (last !== undefined) {
+      last.base = null;
+      last.text = "";
+    }
     return JSON.stringify(response);
   }
-  const last = RUNNING.get(base);
   if (last !== undefined && last.status === own.status) return last.text;
   const text = JSON.stringify(response);
-  RUNNING.set(base, { status: own.status, text });
+  const slot = last ?? RUNNING[runningNext++ % RUNNING.length];
+  slot.base = base;
+  slot.status = own.status;
+  slot.text = text;
   return text;
 }
 

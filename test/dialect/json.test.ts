@@ -110,6 +110,23 @@ describe("json.ts writes JSON.stringify's bytes", () => {
     expect(responseJson(reordered, base)).toBe(JSON.stringify(reordered));
   });
 
+  it("many answers' snapshots interleaved (more than are kept): each text is its own, kept or not", () => {
+    const bases = Array.from({ length: 40 }, (_, i) => ({ id: `resp_${i}`, status: "in_progress", output: [] as unknown[], n: i }));
+    for (const round of [0, 1, 2]) {
+      for (const base of round === 1 ? [...bases].reverse() : bases) {
+        const snapshot = { ...base };
+        const first = responseJson(snapshot, base);
+        const again = responseJson(snapshot, base);
+        expect(first).toBe(JSON.stringify(snapshot));
+        expect(again).toBe(JSON.stringify(snapshot));
+      }
+    }
+    // A terminal snapshot forgets its base's text; the next running one is written afresh, and right.
+    const base = bases[0];
+    expect(responseJson({ ...base, status: "completed" }, base)).toBe(JSON.stringify({ ...base, status: "completed" }));
+    expect(responseJson({ ...base }, base)).toBe(JSON.stringify(base));
+  });
+
   it("every library scenario's stream and body, in both dialects", async () => {
     const library = (await loadScenarios([LIBRARY_DIR])).map((l) => l.scenario);
     const registry = createRegistry(library, "auto");
