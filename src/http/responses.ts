@@ -11,6 +11,7 @@ import { inputItems } from "../scenario/conversation.js";
 import { selectScenario } from "../scenario/registry.js";
 import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
 import { priorItems, withItemIds } from "../store/conversation.js";
+import { PlannedRecord } from "../store/planned-record.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
 import { hasFaults, mergeFaults, resolveTiming } from "../timing/profile.js";
@@ -157,7 +158,7 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
 
   if (request.store !== false) {
     // A shared store's write is awaited: whichever process is asked next sees the response.
-    const saved = deps.store.put({ response: answer.response, input: storedInput(request, answer), plan, session });
+    const saved = deps.store.put(new PlannedRecord(plan, request.input, session));
     if (saved) await saved;
   }
   // The inspector's timeline (none when the journal keeps nothing): the answer is re-emitted from its plan when asked.

@@ -17,17 +17,17 @@ import type { JournalEntry } from "../journal/journal.js";
 import { planCost } from "../journal/trace.js";
 import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario } from "../scenario/registry.js";
-import { copyWith } from "../util/copy-with.js";
 import { OldestKeys } from "../util/oldest-keys.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
-import type { ResponseStore, StoredResponse } from "../store/response-store.js";
+import { PlannedRecord } from "../store/planned-record.js";
+import { storedId, type ResponseStore, type StoredResponse } from "../store/response-store.js";
 import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
 import { renderedError } from "./raw.js";
 import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, strictHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
-import { conversationOf, playOutcome, scheduleOf, storedRecord } from "./responses.js";
+import { conversationOf, playOutcome, scheduleOf } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseCreateRequest, type ParsePolicy } from "./validate.js";
 import { unknownScenarioHeader } from "../scenario/registry.js";
@@ -247,7 +247,7 @@ class Connection {
   }
 
   private remember(record: StoredResponse): void {
-    const id = record.response.id;
+    const id = storedId(record);
     this.cache.delete(id);
     this.cache.set(id, record);
     while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.oldestCached.next()!);
@@ -323,16 +323,14 @@ class Connection {
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
-      const record = storedRecord(copyWith(request, { store: true }), answer, settings.session);
+      const record = new PlannedRecord(answer.plan, request.input, settings.session);
       // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
       const failed = answer.response.status === "failed";
-      if (record) {
-        if (request.store !== false) {
-          const saved = deps.store.put(record);
-          if (saved) await saved;
-        }
-        if (!failed) this.remember(record);
+      if (request.store !== false) {
+        const saved = deps.store.put(record);
+        if (saved) await saved;
       }
+      if (!failed) this.remember(record);
       // A failed continuation evicts the response it built on.
       if (failed && base) this.cache.delete(base);
       const schedule = scheduleOf(readControls(settings.headers), deps, answer);

@@ -18,7 +18,7 @@
 import type { RedisLink } from "./redis-client.js";
 import { KEY_PREFIX, KEY_TTL_MS } from "./redis-client.js";
 import { decodeRecord, encodeRecord, previousOf } from "./redis-codec.js";
-import type { ResponseStore, StoredResponse } from "./response-store.js";
+import { storedId, type ResponseStore, type StoredResponse } from "./response-store.js";
 import { OldestKeys } from "../util/oldest-keys.js";
 
 /** Records a process keeps in its local view at most (Redis holds the rest). */
@@ -99,7 +99,7 @@ export class RedisResponseStore implements ResponseStore {
   }
 
   put(record: StoredResponse): Promise<void> {
-    const id = record.response.id;
+    const id = storedId(record);
     this.remember(id, { record });
     const text = encodeRecord(record);
     const written = this.redis.eval<number>(PUT, [id, text, previousOf(record), KEY_TTL_MS, this.limit]).then(() => undefined);

@@ -23,7 +23,12 @@ export interface StoredResponse {
   events?: StreamEvent[];
   /** The `x-mock-session` it was created in (only that session sees it), or null. */
   session?: string | null;
+  /** The response's id, when the record tells it without building its response (a PlannedRecord); `response.id` otherwise. */
+  readonly id?: string;
 }
+
+/** The id a record is kept under: its response's, read without building it when the record can (a PlannedRecord). */
+export const storedId = (record: StoredResponse): string => record.id ?? record.response.id;
 
 /** The events of a stored response one at a time, re-emitted from its plan as they are read (a replay holds one at a time). */
 export function* replayEvents(record: StoredResponse): Generator<StreamEvent, void, undefined> {
@@ -68,7 +73,7 @@ export class MemoryResponseStore implements ResponseStore {
   }
 
   put(record: StoredResponse): void {
-    const id = record.response.id;
+    const id = storedId(record);
     // Re-putting moves the record to the newest end.
     this.records.delete(id);
     if (this.limit === 0) return;

@@ -1,0 +1,59 @@
+/**
+ * A stored response that keeps only what it was answered from — its plan,
+ * the request's input as it came, its session — and builds its response and
+ * its input items with ids from them when they are first read (the engine is
+ * deterministic: the same plan gives the same final response, key for key).
+ *
+ * Why: the store keeps a thousand responses by default, and each kept object
+ * is copied by the young-generation GC, then promoted, then marked. A short
+ * answer's response and input items with ids are about 1.8 kB of objects
+ * beside the plan it keeps anyway; most stored responses are never read
+ * (a test suite's, a load test's), and `GET`, `input_items` and a
+ * `previous_response_id` chain read them rarely and build them once.
+ */
+import { finalResponse } from "../emit/final.js";
+import type { Plan } from "../generate/plan.js";
+import { inputItems } from "../scenario/conversation.js";
+import type { CreateResponseBody, ItemParam, ResponseResource } from "../spec/index.js";
+import { withItemIds } from "./conversation.js";
+import type { StoredResponse } from "./response-store.js";
+
+export class PlannedRecord implements StoredResponse {
+  private built: ResponseResource | undefined;
+  private items: ItemParam[] | undefined;
+
+  constructor(
+    readonly plan: Plan,
+    /** The request's `input` as validated (a string or a list of items), not copied. */
+    private readonly requestInput: CreateResponseBody["input"] | undefined,
+    readonly session: string | null,
+  ) {}
+
+  /** The response's id, read from the plan (the store keys records by it without building the response). */
+  get id(): string {
+    return this.plan.base.id;
+  }
+
+  /** The final response, built from the plan when first read. */
+  get response(): ResponseResource {
+    return (this.built ??= finalResponse(this.plan));
+  }
+
+  set response(response: ResponseResource) {
+    this.built = response;
+  }
+
+  /** The request's own input items, each with an id, built when first read. */
+  get input(): ItemParam[] {
+    return (this.items ??= withItemIds(this.requestInput == null ? [] : inputItems(this.requestInput), this.plan.base.id));
+  }
+
+  set input(items: ItemParam[]) {
+    this.items = items;
+  }
+
+  /** As a plain record: what a shared store (Redis) writes. */
+  toJSON(): StoredResponse {
+    return { response: this.response, input: this.input, plan: this.plan, session: this.session };
+  }
+}
