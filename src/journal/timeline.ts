@@ -1,10 +1,13 @@
 /**
  * A request's answer on a timeline: each mark (an event sent, a heartbeat,
  * `[DONE]`, the end, a drop, a hang, the client going away) with its time in
- * ms since the request arrived. Marks cost two numbers each, kept in typed
- * arrays grown by doubling — never an object per event — because they are
- * taken on the hot path of every stream. The events themselves are not kept:
- * a mock answer is deterministic from its plan and is re-emitted when asked.
+ * ms since the request arrived. Marks cost two numbers each, kept in two
+ * plain arrays of numbers — never an object per event — because they are
+ * taken on the hot path of every stream. Not typed arrays: past 64 bytes a
+ * typed array's memory is outside V8's heap, and allocating it (once per
+ * doubling) cost a short stream ~10 µs, plus the GC's tracking of it. The
+ * events themselves are not kept: a mock answer is deterministic from its
+ * plan and is re-emitted when asked.
  *
  * A timeline is bounded: past `cap` marks it keeps counting but keeps no
  * more (a few end marks aside), says it was truncated and how many marks it
@@ -17,13 +20,10 @@ export type MarkKind = "event" | "heartbeat" | "done" | "end" | "drop" | "hang" 
 const CODES: Record<Exclude<MarkKind, "event">, number> = { heartbeat: -1, done: -2, end: -3, drop: -4, hang: -5, abort: -6 };
 const KINDS: Record<number, MarkKind> = { [-1]: "heartbeat", [-2]: "done", [-3]: "end", [-4]: "drop", [-5]: "hang", [-6]: "abort" };
 
-/** What one mark of capacity costs: a Float64 time and an Int32 code. */
-export const MARK_BYTES = 12;
-/** The first capacity a timeline takes (then doubled as it fills). */
+/** What one mark of capacity costs: a time and a code, 8 bytes each in an array of numbers. */
+export const MARK_BYTES = 16;
+/** The first capacity a timeline is charged for (then doubled as it fills). */
 const FIRST_CAPACITY = 8;
-/** Shared by every timeline that has no mark yet: one that is never marked allocates nothing. */
-const NO_TIMES = new Float64Array(0);
-const NO_CODES = new Int32Array(0);
 /**
  * Marks that end an answer (`done`, `end`, `drop`, `hang`, `abort`) are kept
  * past the cap, up to this many: a truncated timeline still says how it ended.
@@ -40,8 +40,12 @@ export interface Mark {
 }
 
 export class Timeline {
-  private times = NO_TIMES;
-  private codes = NO_CODES;
+  /** Ms since `origin` of each mark kept; allocated at the first mark (one never marked allocates nothing). */
+  private times: number[] | null = null;
+  /** The code of each mark kept: an event's index, or a CODES value. */
+  private codes: number[] | null = null;
+  /** Marks charged to the journal so far (grown by doubling, as the marks come). */
+  private capacity = 0;
   private count = 0;
   private ends = 0;
   /** Marks not kept (past the cap, or once the journal let the entry go). */
@@ -73,10 +77,10 @@ export class Timeline {
   /** Event `index` was sent at clock time `now`. */
   event(index: number, now: number): void {
     const i = this.count;
-    // The hot path: room left, under the cap (a closed timeline has no room).
-    if (i < this.times.length && i < this.cap) {
-      this.times[i] = now - this.origin;
-      this.codes[i] = index;
+    // The hot path: room charged, under the cap (a closed timeline has none).
+    if (i < this.capacity && i < this.cap) {
+      this.times!.push(now - this.origin);
+      this.codes!.push(index);
       this.count = i + 1;
       return;
     }
@@ -91,8 +95,9 @@ export class Timeline {
   /** Stops keeping marks (the journal let the entry go); what was kept is let go too. */
   close(): void {
     this.closed = true;
-    this.times = NO_TIMES;
-    this.codes = NO_CODES;
+    this.times = null;
+    this.codes = null;
+    this.capacity = 0;
     this.dropped += this.count;
     this.count = 0;
   }
@@ -101,8 +106,8 @@ export class Timeline {
   marks(): Mark[] {
     const out: Mark[] = [];
     for (let i = 0; i < this.count; i++) {
-      const code = this.codes[i];
-      const t = Math.round(this.times[i] * 1000) / 1000;
+      const code = this.codes![i];
+      const t = Math.round(this.times![i] * 1000) / 1000;
       out.push(code >= 0 ? { t, kind: "event", index: code } : { t, kind: KINDS[code] });
     }
     return out;
@@ -114,34 +119,32 @@ export class Timeline {
       return;
     }
     const limit = this.cap + (end ? Math.min(END_MARKS, this.ends + 1) : 0);
-    if (this.count >= limit || (this.count === this.times.length && !this.expand(limit))) {
+    if (this.count >= limit || (this.count === this.capacity && !this.expand(limit))) {
       this.dropped++;
       return;
     }
     if (end && this.count >= this.cap) this.ends++;
-    this.times[this.count] = now - this.origin;
-    this.codes[this.count++] = code;
+    this.times!.push(now - this.origin);
+    this.codes!.push(code);
+    this.count++;
   }
 
   /** Doubles the capacity (up to `limit`); false when it cannot grow. */
   private expand(limit: number): boolean {
-    const size = Math.min(Math.max(FIRST_CAPACITY, this.times.length * 2), Math.max(limit, this.cap));
-    if (size <= this.times.length) return false;
+    const size = Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), Math.max(limit, this.cap));
+    if (size <= this.capacity) return false;
     return this.resize(size);
   }
 
-  /** Grows the arrays to `size` marks, charged to the journal; false (and closed) when the entry is no longer held. */
+  /** Charges the journal for `size` marks; false (and closed) when the entry is no longer held. */
   private resize(size: number): boolean {
-    if (!this.grow((size - this.times.length) * MARK_BYTES)) {
+    if (!this.grow((size - this.capacity) * MARK_BYTES)) {
       this.close();
       return false;
     }
-    const times = new Float64Array(size);
-    times.set(this.times);
-    const codes = new Int32Array(size);
-    codes.set(this.codes);
-    this.times = times;
-    this.codes = codes;
+    this.times ??= [];
+    this.codes ??= [];
+    this.capacity = size;
     return true;
   }
 }

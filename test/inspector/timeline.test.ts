@@ -244,8 +244,8 @@ describe("the timeline's bound", () => {
     expect(sent).toBeGreaterThan(10_000);
     const entry = await ended(mock);
     const view = await answerOf(mock, entry.seq);
-    // 64 KiB / 16 = 4 KiB of marks at 12 bytes each: 341, and the end marks past them.
-    const cap = Math.floor((64 * 1024) / 16 / 12);
+    // 64 KiB / 16 = 4 KiB of marks at 16 bytes each: 256, and the end marks past them.
+    const cap = Math.floor((64 * 1024) / 16 / 16);
     const events = view.timeline.filter((m) => m.kind === "event");
     expect(events).toHaveLength(cap);
     expect(events.map((m) => m.index)).toEqual([...Array(cap).keys()]);

@@ -60,9 +60,9 @@ describe("the journal's timelines", () => {
     const before = journal.bytes;
     const timeline = journal.timeline(first, 0)!;
     for (let i = 0; i < 1000; i++) timeline.event(i, i);
-    // 64 KiB / 16 / 12 bytes: at most 341 marks (and 4 end marks) for one entry.
-    expect(journal.timelineCap).toBe(341);
-    expect(journal.bytes - before).toBeGreaterThanOrEqual(345 * MARK_BYTES);
+    // 64 KiB / 16 / 16 bytes: at most 256 marks (and 4 end marks) for one entry.
+    expect(journal.timelineCap).toBe(256);
+    expect(journal.bytes - before).toBeGreaterThanOrEqual(256 * MARK_BYTES);
     const second = open(journal);
     journal.keepAnswer(second, { kind: "forwarded-json", body: {}, at: 0 }, 62 * 1024);
     // The first entry went to make room: its timeline keeps nothing more.
