@@ -587,7 +587,8 @@ const WINDOW = 4;
 export class EventWindow {
   private readonly source: EventSource;
   private readonly ring: (StreamEvent | undefined)[] = new Array(WINDOW);
-  private readonly pauses = new Float64Array(WINDOW);
+  /** A plain array, not a Float64Array: a typed array costs an ArrayBuffer besides, for every stream. */
+  private readonly pauses: number[] = new Array<number>(WINDOW).fill(0);
 
   constructor(plan: Plan) {
     this.source = new EventSource(plan);
