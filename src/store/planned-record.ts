@@ -6,7 +6,7 @@
  *
  * Why: the store keeps a thousand responses by default, and each kept object
  * is copied by the young-generation GC, then promoted, then marked. A short
- * answer's response and input items with ids are about 1.8 kB of objects
+ * answer's response and input items with ids are about 1.7 kB of objects
  * beside the plan it keeps anyway; most stored responses are never read
  * (a test suite's, a load test's), and `GET`, `input_items` and a
  * `previous_response_id` chain read them rarely and build them once.
