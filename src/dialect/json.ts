@@ -72,10 +72,16 @@ function valueText(value: unknown): string | null {
  * (`response.in_progress` after `response.created`), so a short list serves; one pushed out
  * by other answers' snapshots meanwhile is only serialised again.
  */
-const RUNNING: { base: object | null; status: unknown; text: string }[] = Array.from({ length: 16 }, () => ({ base: null, status: null, text: "" }));
+const RUNNING: Running[] = Array.from({ length: 16 }, () => ({ base: null, status: null, text: "" }));
 let runningNext = 0;
 
-function runningOf(base: object): { base: object | null; status: unknown; text: string } | undefined {
+interface Running {
+  base: object | null;
+  status: unknown;
+  text: string;
+}
+
+function runningOf(base: object): Running | undefined {
   for (let i = 0; i < RUNNING.length; i++) if (RUNNING[i].base === base) return RUNNING[i];
   return undefined;
 }

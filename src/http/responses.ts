@@ -10,7 +10,7 @@ import { createRng, expandCompactions, requestSeed } from "../generate/index.js"
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario } from "../scenario/registry.js";
 import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
-import { priorItems, withItemIds } from "../store/conversation.js";
+import { priorItems } from "../store/conversation.js";
 import { PlannedRecord } from "../store/planned-record.js";
 import type { ResponseStore, StoredResponse } from "../store/response-store.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
@@ -85,15 +85,6 @@ export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps,
   return scheduleCursor(events, profile, createRng(`${answer.seed}|timing`), { pauses, faults });
 }
 
-/** What the store keeps of an answer (nothing unless `store` is on), in the request's session. */
-export function storedRecord(request: CreateResponseBody, answer: Answer | LazyAnswer, session: string | null = null, response = answer.response): StoredResponse | undefined {
-  if (request.store === false) return undefined;
-  return { response, input: storedInput(request, answer), plan: answer.plan, session };
-}
-
-/** The request's own input items with ids, as the store keeps them. */
-const storedInput = (request: CreateResponseBody, answer: Pick<Answer, "plan">): ItemParam[] => withItemIds(inputItems(request.input), answer.plan.base.id);
-
 /**
  * Answers one `POST /v1/responses` on Node's request and response. It throws
  * (an ApiError, before anything was sent) for a bad request; the caller
@@ -141,7 +132,9 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   if (request.background) {
     const { events } = answer as Answer;
     const first = events[0] as { response?: StoredResponse["response"] };
-    const record = storedRecord(request, answer, session, first.response)!;
+    const record = new PlannedRecord(plan, request.input, session);
+    // The run's response as it starts (queued), replaced as the run goes.
+    if (first.response) record.response = first.response;
     // The answer is the response as it starts (queued), whatever the run does before it is written.
     const body = responseBody(dialect, record.response, plan);
     const saved = deps.store.put(record);

@@ -14,13 +14,15 @@
 import { finalResponse } from "../emit/final.js";
 import type { Plan } from "../generate/plan.js";
 import { inputItems } from "../scenario/conversation.js";
-import type { CreateResponseBody, ItemParam, ResponseResource } from "../spec/index.js";
+import type { CreateResponseBody, ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
 import { withItemIds } from "./conversation.js";
 import type { StoredResponse } from "./response-store.js";
 
 export class PlannedRecord implements StoredResponse {
   private built: ResponseResource | undefined;
   private items: ItemParam[] | undefined;
+  /** The events a cancelled background run delivered (set by the run; replayed instead of the plan's). */
+  events: StreamEvent[] | undefined = undefined;
 
   constructor(
     readonly plan: Plan,
@@ -54,6 +56,8 @@ export class PlannedRecord implements StoredResponse {
 
   /** As a plain record: what a shared store (Redis) writes. */
   toJSON(): StoredResponse {
-    return { response: this.response, input: this.input, plan: this.plan, session: this.session };
+    const plain: StoredResponse = { response: this.response, input: this.input, plan: this.plan, session: this.session };
+    if (this.events !== undefined) plain.events = this.events;
+    return plain;
   }
 }

@@ -9,8 +9,8 @@ import { DIALECTS, renderResponse } from "../../src/dialect/index.js";
 import { answerRequest } from "../../src/emit/index.js";
 import { doneFrame, sseFrame } from "../../src/http/sse.js";
 import { parseCreateRequest } from "../../src/http/validate.js";
-import { storedRecord } from "../../src/http/responses.js";
 import { loadRegistry } from "../../src/server.js";
+import { PlannedRecord } from "../../src/store/planned-record.js";
 import { decodeRecord, encodeRecord, previousOf } from "../../src/store/redis-codec.js";
 import { replayEvents } from "../../src/store/response-store.js";
 import type { Dialect } from "../../src/dialect/index.js";
@@ -38,7 +38,8 @@ describe("the shared store's record codec", () => {
         } catch {
           continue; // a scenario whose turn is an HTTP error stores nothing
         }
-        const record = storedRecord(request, answer, "session-1")!;
+        // The record the server keeps: the plan and the request's input, the rest built from them.
+        const record = new PlannedRecord(answer.plan, request.input, "session-1");
         const text = encodeRecord(record);
         const decoded = decodeRecord(text);
         expect(encodeRecord(decoded)).toBe(text);
@@ -47,7 +48,9 @@ describe("the shared store's record codec", () => {
         expect(decoded.input).toEqual(record.input);
         expect(decoded.session).toBe("session-1");
         // A cancelled run keeps the events it delivered: they survive too.
-        const cancelled = decodeRecord(encodeRecord({ ...record, events: answer.events.slice(0, 3) }));
+        const run = new PlannedRecord(answer.plan, request.input, "session-1");
+        run.events = answer.events.slice(0, 3);
+        const cancelled = decodeRecord(encodeRecord(run));
         expect(sse([...replayEvents(cancelled)], dialect, cancelled.plan)).toBe(sse(answer.events.slice(0, 3), dialect, answer.plan));
         checked++;
       }
@@ -58,8 +61,8 @@ describe("the shared store's record codec", () => {
   it("keeps the previous_response_id beside the record, for walking a chain", () => {
     const request = parseCreateRequest({ model: "m", input: "hi", previous_response_id: "resp_before" }, { strict: false });
     const answer = answerRequest({ registry, request, items: [], seed: 1, scenario: "text", createdAt: 1 });
-    expect(previousOf(storedRecord(request, answer)!)).toBe("resp_before");
+    expect(previousOf(new PlannedRecord(answer.plan, request.input, null))).toBe("resp_before");
     const first = parseCreateRequest({ model: "m", input: "hi" }, { strict: false });
-    expect(previousOf(storedRecord(first, answerRequest({ registry, request: first, seed: 1, scenario: "text", createdAt: 1 }))!)).toBe("");
+    expect(previousOf(new PlannedRecord(answerRequest({ registry, request: first, seed: 1, scenario: "text", createdAt: 1 }).plan, first.input, null))).toBe("");
   });
 });
