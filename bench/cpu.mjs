@@ -21,20 +21,36 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
 const headers = { "content-type": "application/json", ...(kind === "long" ? { "x-mock-scenario": "long-1000" } : {}) };
 const ours = await startServerProcess(["--scenarios", here("./scenarios"), ...process.argv.slice(3)]);
-const sample = await (await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })).text();
+const sample = await (
+  await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
+).text();
 const tmp = mkdtempSync(join(tmpdir(), "orm-quick-"));
 const file = join(tmp, kind === "json" ? "x.json" : "x.sse");
 writeFileSync(file, sample);
-const targets = [["ours", ours], ["ceiling", await startProcess([here("./servers/ceiling.mjs"), file])]];
+const targets = [
+  ["ours", ours],
+  ["ceiling", await startProcess([here("./servers/ceiling.mjs"), file])],
+];
 // The bare mock (servers/bare-mock.mjs) with every request different: what a mock that only parses, builds and serialises costs.
 if (vary && kind !== "long") targets.push(["bare", await startProcess([here("./servers/bare-mock.mjs"), file])]);
 if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
   // aimock answers the same text, in 8-character deltas as `npm run bench` has it.
-  const text = kind === "json" ? JSON.parse(sample).output[0].content[0].text : JSON.parse(sample.split("\n").find((l) => l.includes('"response.output_text.done"')).slice(6)).text;
+  const text =
+    kind === "json"
+      ? JSON.parse(sample).output[0].content[0].text
+      : JSON.parse(
+          sample
+            .split("\n")
+            .find((l) => l.includes('"response.output_text.done"'))
+            .slice(6),
+        ).text;
   writeFileSync(join(tmp, "text.txt"), text);
   targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])]);
 }
-const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" "); return { u: Number(f[11]) * 10, s: Number(f[12]) * 10 }; };
+const cpu = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return { u: Number(f[11]) * 10, s: Number(f[12]) * 10 };
+};
 const run = async (srv) => {
   let n = 0;
   const a = cpu(srv.pid);
@@ -45,14 +61,23 @@ const run = async (srv) => {
     body: JSON.stringify(body),
     connections: 50,
     duration: Number(process.env.BENCH_SECONDS ?? 4),
-    ...(vary ? { requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) }] } : {}),
+    ...(vary
+      ? {
+          requests: [
+            { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) },
+          ],
+        }
+      : {}),
   });
   const b = cpu(srv.pid);
   const total = r.requests.total;
   const bad = r.non2xx + r.errors + r.timeouts;
   const user = ((b.u - a.u) * 1000) / total;
   const sys = ((b.s - a.s) * 1000) / total;
-  return { line: `${r.requests.average.toFixed(0)} req/s, user ${user.toFixed(1)} µs/req, sys ${sys.toFixed(1)} µs/req, total ${(user + sys).toFixed(1)}${bad ? ` (${bad} failed)` : ""}`, total: user + sys };
+  return {
+    line: `${r.requests.average.toFixed(0)} req/s, user ${user.toFixed(1)} µs/req, sys ${sys.toFixed(1)} µs/req, total ${(user + sys).toFixed(1)}${bad ? ` (${bad} failed)` : ""}`,
+    total: user + sys,
+  };
 };
 for (let i = 0; i < Number(process.env.ROUNDS ?? 2); i++) {
   const totals = {};

@@ -30,13 +30,24 @@ const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} :
 const headers = { "content-type": "application/json" };
 const scenarios = here("./scenarios");
 const ours = await startServerProcess(["--scenarios", scenarios]);
-const sample = await (await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })).text();
+const sample = await (
+  await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
+).text();
 const tmp = mkdtempSync(join(tmpdir(), "orm-decompose-"));
 const file = join(tmp, kind === "json" ? "answer.json" : "answer.sse");
 writeFileSync(file, sample);
-const text = kind === "json" ? JSON.parse(sample).output[0].content[0].text : JSON.parse(sample.split("\n").find((l) => l.includes('"response.output_text.done"')).slice(6)).text;
+const text =
+  kind === "json"
+    ? JSON.parse(sample).output[0].content[0].text
+    : JSON.parse(
+        sample
+          .split("\n")
+          .find((l) => l.includes('"response.output_text.done"'))
+          .slice(6),
+      ).text;
 writeFileSync(join(tmp, "text.txt"), text);
-const withOptions = (options) => startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);
+const withOptions = (options) =>
+  startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);
 const targets = [
   ["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])],
   ["bare mock", await startProcess([here("./servers/bare-mock.mjs"), file])],
@@ -58,7 +69,9 @@ const load = (srv, duration) =>
     headers,
     connections: 20,
     duration,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) },
+    ],
   });
 for (const [, srv] of targets) await load(srv, 1); // warm-up
 const perRequest = new Map(targets.map(([name]) => [name, []]));
@@ -73,12 +86,16 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const aimock = median(perRequest.get("aimock"));
-console.log(`\nCPU per request (µs, user + system), every request different, ${kind === "json" ? "non-streamed" : "streamed"}; median of ${rounds} interleaved rounds of ${seconds} s × 20 connections`);
+console.log(
+  `\nCPU per request (µs, user + system), every request different, ${kind === "json" ? "non-streamed" : "streamed"}; median of ${rounds} interleaved rounds of ${seconds} s × 20 connections`,
+);
 console.log(`${"".padEnd(18)}${"median".padStart(8)}  aimock ÷ it   rounds`);
 for (const [name] of targets) {
   const xs = perRequest.get(name);
   const m = median(xs);
-  console.log(`${name.padEnd(18)}${m.toFixed(0).padStart(8)}  ${(aimock / m).toFixed(2).padStart(9)}×   ${xs.map((x) => x.toFixed(0)).join(" ")}`);
+  console.log(
+    `${name.padEnd(18)}${m.toFixed(0).padStart(8)}  ${(aimock / m).toFixed(2).padStart(9)}×   ${xs.map((x) => x.toFixed(0)).join(" ")}`,
+  );
 }
 for (const [, srv] of targets) await srv.stop();
 process.exit(0);

@@ -29,7 +29,11 @@ const tmp = mkdtempSync(join(tmpdir(), "orm-bench-"));
 const body = { model: "mock-model-1", input: "hello" };
 
 async function post(baseURL, payload, headers = {}) {
-  const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(payload) });
+  const res = await fetch(`${baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(payload),
+  });
   return res.text();
 }
 
@@ -46,7 +50,18 @@ async function load(baseURL, payload, headers = {}, vary = false) {
     body: JSON.stringify(payload),
     connections: CONNECTIONS,
     duration: SECONDS,
-    ...(vary ? { requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...payload, input: `${payload.input} ${++n}` }) }) }] } : {}),
+    ...(vary
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                body: JSON.stringify({ ...payload, input: `${payload.input} ${++n}` }),
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) console.warn(`  (warning: ${bad} failed requests against ${baseURL})`);
@@ -61,7 +76,11 @@ const plainJson = await post(ours.baseURL, body);
 const shortSse = await post(ours.baseURL, { ...body, stream: true });
 const longSse = await post(ours.baseURL, { ...body, stream: true }, { "x-mock-scenario": "long-1000" });
 const text = JSON.parse(plainJson).output[0].content[0].text;
-const longText = longSse.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === "response.output_text.done").text;
+const longText = longSse
+  .split("\n")
+  .filter((l) => l.startsWith("data: {"))
+  .map((l) => JSON.parse(l.slice(6)))
+  .find((e) => e.type === "response.output_text.done").text;
 writeFileSync(join(tmp, "plain.json"), plainJson);
 writeFileSync(join(tmp, "short.sse"), shortSse);
 writeFileSync(join(tmp, "long.sse"), longSse);
@@ -81,7 +100,16 @@ const medianRatio = (a, b) => a.map((x, i) => x.rps / b[i].rps).sort((x, y) => x
  * rows), the bare mock (servers/bare-mock.mjs, a hand-written mock that does only what any mock
  * must: parse, build, serialise, keep, send) runs in the same rounds.
  */
-async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, perRequest = 1, vary = false, bare = false) {
+async function compare(
+  label,
+  payload,
+  oursHeaders,
+  ceilingFile,
+  aimockArgs,
+  perRequest = 1,
+  vary = false,
+  bare = false,
+) {
   const ceiling = await startProcess([here("./servers/ceiling.mjs"), join(tmp, ceilingFile)]);
   const aimock = await startProcess([here("./servers/aimock.mjs"), ...aimockArgs]);
   const bareMock = bare ? await startProcess([here("./servers/bare-mock.mjs"), join(tmp, ceilingFile)]) : null;
@@ -103,19 +131,50 @@ async function compare(label, payload, oursHeaders, ceilingFile, aimockArgs, per
     aimock: median(runs.aimock),
     vsCeiling: medianRatio(runs.ours, runs.ceiling),
     vsAimock: medianRatio(runs.ours, runs.aimock),
-    perRound: runs.ours.map((o, i) => ({ vsCeiling: o.rps / runs.ceiling[i].rps, vsAimock: o.rps / runs.aimock[i].rps, vsBare: bare ? o.rps / runs.bare[i].rps : NaN })),
-    bare: bare ? { ...median(runs.bare), vsOurs: medianRatio(runs.ours, runs.bare), vsAimock: medianRatio(runs.bare, runs.aimock) } : null,
+    perRound: runs.ours.map((o, i) => ({
+      vsCeiling: o.rps / runs.ceiling[i].rps,
+      vsAimock: o.rps / runs.aimock[i].rps,
+      vsBare: bare ? o.rps / runs.bare[i].rps : NaN,
+    })),
+    bare: bare
+      ? {
+          ...median(runs.bare),
+          vsOurs: medianRatio(runs.ours, runs.bare),
+          vsAimock: medianRatio(runs.bare, runs.aimock),
+        }
+      : null,
   });
 }
 
 if (runs("plain")) await compare("non-streaming text (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")]);
-if (runs("stream")) await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"]);
+if (runs("stream"))
+  await compare(`short stream, ${shortEvents} events (req/s)`, { ...body, stream: true }, {}, "short.sse", [
+    join(tmp, "text.txt"),
+    "8",
+  ]);
 // The same two with every request different: what an answer costs when it is not a repeat.
 if (runs("distinct")) {
   await compare("  …every request different (req/s)", body, {}, "plain.json", [join(tmp, "text.txt")], 1, true, true);
-  await compare(`  …stream, every request different`, { ...body, stream: true }, {}, "short.sse", [join(tmp, "text.txt"), "8"], 1, true, true);
+  await compare(
+    `  …stream, every request different`,
+    { ...body, stream: true },
+    {},
+    "short.sse",
+    [join(tmp, "text.txt"), "8"],
+    1,
+    true,
+    true,
+  );
 }
-if (runs("long")) await compare(`long stream, ${longEvents} events (events/s)`, { ...body, stream: true }, { "x-mock-scenario": "long-1000" }, "long.sse", [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))], longEvents);
+if (runs("long"))
+  await compare(
+    `long stream, ${longEvents} events (events/s)`,
+    { ...body, stream: true },
+    { "x-mock-scenario": "long-1000" },
+    "long.sse",
+    [join(tmp, "long.txt"), String(Math.ceil(longText.length / 1000))],
+    longEvents,
+  );
 
 // RSS with 1,000 open, slow streams (a fresh server each): the default answer, and the 1,000-delta one.
 await ours.stop();
@@ -125,9 +184,22 @@ async function openStreams(fresh, headers) {
   for (let i = 0; i < 1000; i++) {
     open.push(
       new Promise((resolve) => {
-        const req = request(`${fresh.baseURL}/responses`, { method: "POST", agent, headers: { "content-type": "application/json", "x-mock-chunk-ms": "1000", "x-mock-seed": String(i), ...headers } }, (res) => {
-          res.once("data", () => resolve(req));
-        });
+        const req = request(
+          `${fresh.baseURL}/responses`,
+          {
+            method: "POST",
+            agent,
+            headers: {
+              "content-type": "application/json",
+              "x-mock-chunk-ms": "1000",
+              "x-mock-seed": String(i),
+              ...headers,
+            },
+          },
+          (res) => {
+            res.once("data", () => resolve(req));
+          },
+        );
         req.on("error", () => resolve(req));
         req.end(JSON.stringify({ ...body, stream: true }));
       }),
@@ -161,8 +233,12 @@ const pacing = process.env.BENCH_SKIP_PACING || !runs("pacing") ? null : await m
 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x) => fmt(x, 0).padStart(8);
-console.log(`\nopenresponses-mock benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, median of ${ROUNDS} interleaved runs of ${SECONDS} s × ${CONNECTIONS} connections`);
-console.log(`${pad("", 38)}${"ours".padStart(8)} ${"ceiling".padStart(8)} ${"aimock".padStart(8)}   ${"vs ceiling".padStart(10)} ${"vs aimock".padStart(9)}   latency p50/p99 ms (ours | ceiling | aimock)`);
+console.log(
+  `\nopenresponses-mock benchmark — ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, median of ${ROUNDS} interleaved runs of ${SECONDS} s × ${CONNECTIONS} connections`,
+);
+console.log(
+  `${pad("", 38)}${"ours".padStart(8)} ${"ceiling".padStart(8)} ${"aimock".padStart(8)}   ${"vs ceiling".padStart(10)} ${"vs aimock".padStart(9)}   latency p50/p99 ms (ours | ceiling | aimock)`,
+);
 for (const r of rows) {
   const k = r.perRequest;
   console.log(
@@ -170,7 +246,9 @@ for (const r of rows) {
       `${r.ours.p50}/${r.ours.p99} | ${r.ceiling.p50}/${r.ceiling.p99} | ${r.aimock.p50}/${r.aimock.p99}`,
   );
   // Each round's own ratios (measured back to back): a target met in every round, not only in the median.
-  console.log(`${pad("", 40)}per round, vs ceiling: ${r.perRound.map((x) => `${fmt(x.vsCeiling)}×`).join(" ")}; vs aimock: ${r.perRound.map((x) => `${fmt(x.vsAimock)}×`).join(" ")}`);
+  console.log(
+    `${pad("", 40)}per round, vs ceiling: ${r.perRound.map((x) => `${fmt(x.vsCeiling)}×`).join(" ")}; vs aimock: ${r.perRound.map((x) => `${fmt(x.vsAimock)}×`).join(" ")}`,
+  );
   if (r.bare) {
     // The same rounds' bare mock: how far our own work is from the least a mock must do.
     console.log(
@@ -179,11 +257,21 @@ for (const r of rows) {
     );
   }
 }
-if (rss) console.log(`RSS, 1,000 open slow streams          ${fmt(rss.short, 1)} MB with ${shortEvents}-event answers, ${fmt(rss.long, 1)} MB with ${longEvents}-event ones (idle ${fmt(rss.idle, 1)} MB; target < 150 MB)`);
-if (start) console.log(`programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`);
+if (rss)
+  console.log(
+    `RSS, 1,000 open slow streams          ${fmt(rss.short, 1)} MB with ${shortEvents}-event answers, ${fmt(rss.long, 1)} MB with ${longEvents}-event ones (idle ${fmt(rss.idle, 1)} MB; target < 150 MB)`,
+  );
+if (start)
+  console.log(
+    `programmatic start                    median ${fmt(start.median)} ms, p90 ${fmt(start.p90)} ms over ${start.runs} starts`,
+  );
 if (pacing) {
   const c = pacing.native?.steady ?? pacing.node.steady;
-  console.log(`pacing error, ${pacing.streams} streams × ${pacing.chunkMs} ms    p50 ${fmt(c.p50)} ms, p99 ${fmt(c.p99)} ms, max ${fmt(c.max)} ms (${pacing.native ? "C" : "Node"} client; target p99 < 2 ms)`);
+  console.log(
+    `pacing error, ${pacing.streams} streams × ${pacing.chunkMs} ms    p50 ${fmt(c.p50)} ms, p99 ${fmt(c.p99)} ms, max ${fmt(c.max)} ms (${pacing.native ? "C" : "Node"} client; target p99 < 2 ms)`,
+  );
 }
-console.log(`targets: non-streaming ≥ 0.5× ceiling and ≥ 2× aimock; streaming ≥ 2× aimock; 1,000 open streams < 150 MB`);
+console.log(
+  `targets: non-streaming ≥ 0.5× ceiling and ≥ 2× aimock; streaming ≥ 2× aimock; 1,000 open streams < 150 MB`,
+);
 process.exit(0);

@@ -22,28 +22,56 @@ const SERVE_FLAGS = args;
 const INPUT_CHARS = 1_048_000;
 
 const HEAP_REPORT = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
-const server = await startProcess(["--expose-gc", "--import", HEAP_REPORT, BIN, "serve", "--port", "0", "--log", "off", ...SERVE_FLAGS]);
+const server = await startProcess([
+  "--expose-gc",
+  "--import",
+  HEAP_REPORT,
+  BIN,
+  "serve",
+  "--port",
+  "0",
+  "--log",
+  "off",
+  ...SERVE_FLAGS,
+]);
 const { hostname, port } = new URL(server.baseURL);
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 /** The server's memory after a GC: its own report (heap) and /proc (RSS). */
 async function memory() {
   const usage = await heapReport(server);
-  return { rss: rssMB(server.pid), heap: usage.heapUsed / 2 ** 20, external: (usage.external + usage.arrayBuffers) / 2 ** 20 };
+  return {
+    rss: rssMB(server.pid),
+    heap: usage.heapUsed / 2 ** 20,
+    external: (usage.external + usage.arrayBuffers) / 2 ** 20,
+  };
 }
 
 function request(method, path, payload, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, hostname, port, method, path, headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...headers } }, (res) => {
-      let size = 0;
-      let text = "";
-      res.on("data", (d) => {
-        size += d.length;
-        if (text.length < 300) text += d;
-      });
-      res.on("end", () => resolve({ status: res.statusCode, size, text }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      {
+        agent,
+        hostname,
+        port,
+        method,
+        path,
+        headers: {
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        let size = 0;
+        let text = "";
+        res.on("data", (d) => {
+          size += d.length;
+          if (text.length < 300) text += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode, size, text }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
@@ -57,23 +85,32 @@ async function send(count, make) {
     while (next < count) {
       const i = next++;
       const res = await request("POST", "/v1/responses", make(i), { "x-mock-seed": String(i + 1) });
-      if (res.status !== 200 && failed++ < 3) console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status !== 200 && failed++ < 3)
+        console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return failed;
 }
 
-const line = (label, m) => console.log(`${label.padEnd(44)} RSS ${fmt(m.rss, 0).padStart(5)} MB   heap ${fmt(m.heap, 0).padStart(5)} MB   external ${fmt(m.external, 0).padStart(4)} MB`);
+const line = (label, m) =>
+  console.log(
+    `${label.padEnd(44)} RSS ${fmt(m.rss, 0).padStart(5)} MB   heap ${fmt(m.heap, 0).padStart(5)} MB   external ${fmt(m.external, 0).padStart(4)} MB`,
+  );
 /** The whole text of one journal page. */
 function page(after) {
   return new Promise((resolve, reject) => {
-    http.get({ agent, hostname, port, path: `/__mock/requests?limit=1000${after === undefined ? "" : `&after=${after}`}` }, (res) => {
-      const parts = [];
-      res.on("data", (d) => parts.push(d));
-      res.on("end", () => resolve(JSON.parse(Buffer.concat(parts).toString("utf8"))));
-      res.on("error", reject);
-    }).on("error", reject);
+    http
+      .get(
+        { agent, hostname, port, path: `/__mock/requests?limit=1000${after === undefined ? "" : `&after=${after}`}` },
+        (res) => {
+          const parts = [];
+          res.on("data", (d) => parts.push(d));
+          res.on("end", () => resolve(JSON.parse(Buffer.concat(parts).toString("utf8"))));
+          res.on("error", reject);
+        },
+      )
+      .on("error", reject);
   });
 }
 /** Reads the whole journal, page by page: entries, truncated ones, bytes of the whole bodies. */
@@ -81,7 +118,7 @@ async function journalSize() {
   let entries = 0;
   let kept = 0;
   let truncated = 0;
-  for (let after; ; ) {
+  for (let after; ;) {
     const p = await page(after);
     for (const e of p.data) {
       entries++;
@@ -94,14 +131,18 @@ async function journalSize() {
 }
 
 const big = JSON.stringify({ model: "m", input: "x".repeat(INPUT_CHARS), ...(STORE ? {} : { store: false }) });
-console.log(`journal bench: ${TOTAL} requests of ${fmt(big.length / 2 ** 20)} MB, ${CONCURRENCY} at a time, ${STORE ? "stored" : "store: false"}; serve ${SERVE_FLAGS.join(" ") || "(defaults)"}`);
+console.log(
+  `journal bench: ${TOTAL} requests of ${fmt(big.length / 2 ** 20)} MB, ${CONCURRENCY} at a time, ${STORE ? "stored" : "store: false"}; serve ${SERVE_FLAGS.join(" ") || "(defaults)"}`,
+);
 line("started", await memory());
 const t0 = performance.now();
 const failed = await send(TOTAL, () => big);
 const seconds = (performance.now() - t0) / 1000;
 line(`after ${TOTAL} × 1 MB (${fmt(seconds, 1)} s${failed ? `, ${failed} failed` : ""})`, await memory());
 const j = await journalSize();
-console.log(`  journal: ${j.entries} entries, ${j.truncated} truncated, whole bodies ≈ ${fmt(j.kept / 2 ** 20, 1)} MB (raw + parsed)`);
+console.log(
+  `  journal: ${j.entries} entries, ${j.truncated} truncated, whole bodies ≈ ${fmt(j.kept / 2 ** 20, 1)} MB (raw + parsed)`,
+);
 line("after the journal was read (GET, paged)", await memory());
 const cleared = await request("DELETE", "/__mock/requests");
 if (cleared.status !== 204) console.error(`DELETE /__mock/requests: HTTP ${cleared.status}`);

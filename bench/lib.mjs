@@ -29,7 +29,16 @@ export function startProcess(argv) {
       const m = /listening on (\S+)/.exec(out);
       if (!m) return;
       out = null;
-      resolve({ baseURL: m[1], child, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) });
+      resolve({
+        baseURL: m[1],
+        child,
+        pid: child.pid,
+        stop: () =>
+          new Promise((r) => {
+            child.once("exit", r);
+            child.kill("SIGTERM");
+          }),
+      });
     });
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });

@@ -22,13 +22,30 @@ const body = JSON.stringify({ model: "mock-model-1", input: "hello", stream: tru
 async function openStreams(server, headers) {
   const agent = new Agent({ keepAlive: false, maxSockets: STREAMS + 10 });
   const reqs = await Promise.all(
-    Array.from({ length: STREAMS }, (_, i) => new Promise((resolve) => {
-      const req = request(`${server.baseURL}/responses`, { method: "POST", agent, headers: { "content-type": "application/json", "x-mock-chunk-ms": "1000", "x-mock-seed": String(i), ...headers } }, (res) => {
-        res.once("data", () => resolve(req));
-      });
-      req.on("error", () => resolve(req));
-      req.end(body);
-    })),
+    Array.from(
+      { length: STREAMS },
+      (_, i) =>
+        new Promise((resolve) => {
+          const req = request(
+            `${server.baseURL}/responses`,
+            {
+              method: "POST",
+              agent,
+              headers: {
+                "content-type": "application/json",
+                "x-mock-chunk-ms": "1000",
+                "x-mock-seed": String(i),
+                ...headers,
+              },
+            },
+            (res) => {
+              res.once("data", () => resolve(req));
+            },
+          );
+          req.on("error", () => resolve(req));
+          req.end(body);
+        }),
+    ),
   );
   return { reqs, agent };
 }
@@ -37,10 +54,26 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** One run: a fresh server, idle then open streams of `headers`' answer; MB figures. */
 async function measure(headers) {
-  const server = await startProcess(["--expose-gc", "--import", here("./servers/heap-report.mjs"), BIN, "serve", "--port", "0", "--log", "off", "--scenarios", here("./scenarios")]);
+  const server = await startProcess([
+    "--expose-gc",
+    "--import",
+    here("./servers/heap-report.mjs"),
+    BIN,
+    "serve",
+    "--port",
+    "0",
+    "--log",
+    "off",
+    "--scenarios",
+    here("./scenarios"),
+  ]);
   try {
     // Warm up: one short answer of each kind, so lazy module loading is not counted per stream.
-    await fetch(`${server.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then((r) => r.text());
+    await fetch(`${server.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    }).then((r) => r.text());
     await sleep(200);
     const idleHeap = (await heapReport(server)).heapUsed;
     const idleRss = rssMB(server.pid);
@@ -60,12 +93,18 @@ const rows = [
   ["default answer (20 events)", {}],
   ["long-1000 (1,008 events)", { "x-mock-scenario": "long-1000" }],
 ];
-console.log(`memory bench: ${STREAMS} open streams paced at 1 s per event, ${RUNS} runs, each on a fresh server (Node ${process.version})`);
-console.log(`${"answer".padEnd(28)} ${"run".padStart(3)} ${"idle RSS".padStart(9)} ${"open RSS".padStart(9)} ${"heap".padStart(8)} ${"heap/stream".padStart(12)}`);
+console.log(
+  `memory bench: ${STREAMS} open streams paced at 1 s per event, ${RUNS} runs, each on a fresh server (Node ${process.version})`,
+);
+console.log(
+  `${"answer".padEnd(28)} ${"run".padStart(3)} ${"idle RSS".padStart(9)} ${"open RSS".padStart(9)} ${"heap".padStart(8)} ${"heap/stream".padStart(12)}`,
+);
 for (const [name, headers] of rows) {
   for (let run = 1; run <= RUNS; run++) {
     const m = await measure(headers);
-    console.log(`${name.padEnd(28)} ${String(run).padStart(3)} ${(fmt(m.idleRss, 1) + " MB").padStart(9)} ${(fmt(m.rss, 1) + " MB").padStart(9)} ${(fmt(m.heapMB, 1) + " MB").padStart(8)} ${(fmt(m.perStreamKB, 1) + " kB").padStart(12)}`);
+    console.log(
+      `${name.padEnd(28)} ${String(run).padStart(3)} ${(fmt(m.idleRss, 1) + " MB").padStart(9)} ${(fmt(m.rss, 1) + " MB").padStart(9)} ${(fmt(m.heapMB, 1) + " MB").padStart(8)} ${(fmt(m.perStreamKB, 1) + " kB").padStart(12)}`,
+    );
   }
 }
 console.log("target: ≤ 150 MB RSS with 1,000 open 1,008-event streams");

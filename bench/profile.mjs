@@ -14,7 +14,18 @@ const seconds = Number(process.argv[3] ?? 5);
 const top = Number(process.argv[4] ?? 30);
 const dir = mkdtempSync(join(tmpdir(), "orm-profile-"));
 const scenarios = fileURLToPath(new URL("./scenarios", import.meta.url));
-const server = await startProcess([`--cpu-prof`, `--cpu-prof-dir=${dir}`, BIN, "serve", "--port", "0", "--log", "off", "--scenarios", scenarios]);
+const server = await startProcess([
+  `--cpu-prof`,
+  `--cpu-prof-dir=${dir}`,
+  BIN,
+  "serve",
+  "--port",
+  "0",
+  "--log",
+  "off",
+  "--scenarios",
+  scenarios,
+]);
 const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
 let n = 0;
 const load = (duration) =>
@@ -25,13 +36,20 @@ const load = (duration) =>
     body: JSON.stringify(body),
     connections: 20,
     duration,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) },
+    ],
   });
 await load(1); // warm-up, in the profile too but small
 const r = await load(seconds);
 await server.stop(); // SIGTERM: the server exits and Node writes the profile
-const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".cpuprofile")));
-console.log(`${kind}, every request different: ${r.requests.average.toFixed(0)} req/s (${r.non2xx + r.errors} failed); profile ${file}`);
+const file = join(
+  dir,
+  readdirSync(dir).find((f) => f.endsWith(".cpuprofile")),
+);
+console.log(
+  `${kind}, every request different: ${r.requests.average.toFixed(0)} req/s (${r.non2xx + r.errors} failed); profile ${file}`,
+);
 summarise(JSON.parse(readFileSync(file, "utf8")), top);
 
 /** Self time per function and per file, as a share of all samples. */

@@ -18,5 +18,7 @@ export async function measureStart(runs = 50) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = await measureStart();
-  console.log(`programmatic start: median ${fmt(r.median)} ms, p90 ${fmt(r.p90)} ms over ${r.runs} starts (target: < 50 ms)`);
+  console.log(
+    `programmatic start: median ${fmt(r.median)} ms, p90 ${fmt(r.p90)} ms over ${r.runs} starts (target: < 50 ms)`,
+  );
 }

@@ -26,7 +26,14 @@ function request(method, path, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
-      { agent, hostname, port, method, path, headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {} },
+      {
+        agent,
+        hostname,
+        port,
+        method,
+        path,
+        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -74,8 +81,12 @@ async function settle() {
 const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
 const MB = (b) => fmt(b / 1024 / 1024, 1);
 const rows = [];
-console.log(`store bench: ${TOTAL} requests, concurrency ${CONCURRENCY}, storeLimit ${STORE_LIMIT}, gc ${typeof global.gc === "function" ? "on" : "off (run with node --expose-gc)"}`);
-console.log(`${"requests".padStart(9)} ${"rss MB".padStart(8)} ${"heap MB".padStart(8)} ${"ext MB".padStart(7)} ${"req/s".padStart(8)}`);
+console.log(
+  `store bench: ${TOTAL} requests, concurrency ${CONCURRENCY}, storeLimit ${STORE_LIMIT}, gc ${typeof global.gc === "function" ? "on" : "off (run with node --expose-gc)"}`,
+);
+console.log(
+  `${"requests".padStart(9)} ${"rss MB".padStart(8)} ${"heap MB".padStart(8)} ${"ext MB".padStart(7)} ${"req/s".padStart(8)}`,
+);
 let lastAt = performance.now();
 let lastCount = 0;
 for (const checkpoint of CHECKPOINTS) {
@@ -85,7 +96,9 @@ for (const checkpoint of CHECKPOINTS) {
   await settle();
   const m = process.memoryUsage();
   rows.push({ n: checkpoint, rss: m.rss, heap: m.heapUsed });
-  console.log(`${String(checkpoint).padStart(9)} ${MB(m.rss).padStart(8)} ${MB(m.heapUsed).padStart(8)} ${MB(m.external).padStart(7)} ${fmt(rate, 0).padStart(8)}`);
+  console.log(
+    `${String(checkpoint).padStart(9)} ${MB(m.rss).padStart(8)} ${MB(m.heapUsed).padStart(8)} ${MB(m.external).padStart(7)} ${fmt(rate, 0).padStart(8)}`,
+  );
   lastAt = performance.now();
   lastCount = checkpoint;
 }
@@ -110,8 +123,12 @@ const fromFull = rows.find((r) => r.n >= 10_000) ?? rows[0];
 const last = rows.at(-1);
 console.log(`\nfailed requests: ${failures}`);
 console.log(`distinct ids among the newest ${probe.length}: ${distinct}`);
-console.log(`store size (GET 200 among the newest ${probe.length} ids; older ones were evicted): ${stored} (limit ${STORE_LIMIT})`);
-console.log(`growth from ${fromFull.n} to ${last.n} requests: rss ${MB(last.rss - fromFull.rss)} MB, heap ${MB(last.heap - fromFull.heap)} MB`);
+console.log(
+  `store size (GET 200 among the newest ${probe.length} ids; older ones were evicted): ${stored} (limit ${STORE_LIMIT})`,
+);
+console.log(
+  `growth from ${fromFull.n} to ${last.n} requests: rss ${MB(last.rss - fromFull.rss)} MB, heap ${MB(last.heap - fromFull.heap)} MB`,
+);
 
 agent.destroy();
 await mock.close();

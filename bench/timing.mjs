@@ -39,22 +39,30 @@ const SEED = "1";
 /** Reads one unpaced answer of our server: its headers and its frames, [DONE] joined to the last event. */
 function capture(baseURL) {
   return new Promise((resolve, reject) => {
-    const req = request(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "long-text", "x-mock-seed": SEED } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        const frames = text.split(/(?<=\n\n)/);
-        // [DONE] is due with the last event: they go out together.
-        if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
-          const done = frames.pop();
-          frames.push(frames.pop() + done);
-        }
-        const headers = {};
-        for (const [k, v] of Object.entries(res.headers)) if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) headers[k] = v;
-        resolve({ headers, frames });
-      });
-    });
+    const req = request(
+      `${baseURL}/responses`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-mock-scenario": "long-text", "x-mock-seed": SEED },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => {
+          const frames = text.split(/(?<=\n\n)/);
+          // [DONE] is due with the last event: they go out together.
+          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
+            const done = frames.pop();
+            frames.push(frames.pop() + done);
+          }
+          const headers = {};
+          for (const [k, v] of Object.entries(res.headers))
+            if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) headers[k] = v;
+          resolve({ headers, frames });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(BODY));
   });
@@ -68,7 +76,10 @@ function capture(baseURL) {
 function cpuSeconds(pid) {
   try {
     const tick = 100; // USER_HZ on Linux
-    const stat = (p) => readFileSync(`/proc/${p}/stat`, "utf8").slice(readFileSync(`/proc/${p}/stat`, "utf8").lastIndexOf(")") + 2).split(" ");
+    const stat = (p) =>
+      readFileSync(`/proc/${p}/stat`, "utf8")
+        .slice(readFileSync(`/proc/${p}/stat`, "utf8").lastIndexOf(")") + 2)
+        .split(" ");
     const tree = [pid];
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
@@ -99,7 +110,11 @@ function compileClient(dir) {
 /** Runs the C client; resolves with its records, "stream µs kind" lines. */
 function runNative(bin, url, streams, rampMs, requestFile, deadlineMs) {
   return new Promise((resolve) => {
-    const child = spawn(bin, [url.hostname, url.port, String(streams), String(rampMs), requestFile, String(deadlineMs)], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      bin,
+      [url.hostname, url.port, String(streams), String(rampMs), requestFile, String(deadlineMs)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     const chunks = [];
     child.stdout.on("data", (d) => chunks.push(d));
     child.on("exit", () => resolve(Buffer.concat(chunks).toString()));
@@ -115,34 +130,38 @@ function runNode(url, streams, rampMs, raw, deadlineMs) {
     let closed = 0;
     const sockets = [];
     const deadline = setTimeout(() => {
-      for (const [i, s] of sockets.entries()) if (!s.destroyed) lines.push(`${i} ${at()} t`), s.destroy();
+      for (const [i, s] of sockets.entries()) if (!s.destroyed) (lines.push(`${i} ${at()} t`), s.destroy());
       resolve(lines.join("\n"));
     }, deadlineMs);
     for (let i = 0; i < streams; i++) {
-      setTimeout(() => {
-        const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
-        sockets[i] = socket;
-        let status = "";
-        let prev = "";
-        socket.setEncoding("latin1");
-        socket.write(raw.replace("{SEED}", String(i)), () => lines.push(`${i} ${at()} q`));
-        socket.on("data", (d) => {
-          const t = at();
-          if (status.length < 12) {
-            status += d.slice(0, 12 - status.length);
-            if (status.length === 12) lines.push(`${i} ${t} ${status.slice(9) === "200" ? "r" : "f"}`);
-          }
-          for (let j = 0; j < d.length; j++) {
-            if (d[j] === "\n" && prev[1] === "\n") lines.push(`${i} ${t} ${prev[0] === "e" ? "h" : prev[0] === "]" ? "d" : "e"}`);
-            prev = (prev + d[j]).slice(-2);
-          }
-        });
-        socket.on("error", () => {});
-        socket.on("close", () => {
-          lines.push(`${i} ${at()} x`);
-          if (++closed === streams) clearTimeout(deadline), resolve(lines.join("\n"));
-        });
-      }, (rampMs * i) / streams);
+      setTimeout(
+        () => {
+          const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
+          sockets[i] = socket;
+          let status = "";
+          let prev = "";
+          socket.setEncoding("latin1");
+          socket.write(raw.replace("{SEED}", String(i)), () => lines.push(`${i} ${at()} q`));
+          socket.on("data", (d) => {
+            const t = at();
+            if (status.length < 12) {
+              status += d.slice(0, 12 - status.length);
+              if (status.length === 12) lines.push(`${i} ${t} ${status.slice(9) === "200" ? "r" : "f"}`);
+            }
+            for (let j = 0; j < d.length; j++) {
+              if (d[j] === "\n" && prev[1] === "\n")
+                lines.push(`${i} ${t} ${prev[0] === "e" ? "h" : prev[0] === "]" ? "d" : "e"}`);
+              prev = (prev + d[j]).slice(-2);
+            }
+          });
+          socket.on("error", () => {});
+          socket.on("close", () => {
+            lines.push(`${i} ${at()} x`);
+            if (++closed === streams) (clearTimeout(deadline), resolve(lines.join("\n")));
+          });
+        },
+        (rampMs * i) / streams,
+      );
     }
   });
 }
@@ -162,7 +181,10 @@ export function analyse(records, { streams, intervalMs }) {
   }
   const lateness = [];
   const heads = [];
-  let headed = 0, atOnce = 0, complete = 0, events = 0;
+  let headed = 0,
+    atOnce = 0,
+    complete = 0,
+    events = 0;
   for (const st of per) {
     if (Number.isFinite(st.r)) {
       headed++;
@@ -187,7 +209,14 @@ const median = (xs) => {
  * Runs floor and ours `rounds` times each, interleaved, with the same client and the same
  * frames, and returns both runs' figures and the ratio of the p99 lateness (median over rounds).
  */
-export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 2000, workers = 1, rounds = 1, log = () => {} } = {}) {
+export async function measurePacing({
+  STREAMS = 500,
+  CHUNK_MS = 20,
+  RAMP_MS = 2000,
+  workers = 1,
+  rounds = 1,
+  log = () => {},
+} = {}) {
   const dir = mkdtempSync(join(tmpdir(), "orm-timing-"));
   try {
     const serverArgs = workers > 1 ? ["--workers", String(workers)] : [];
@@ -204,13 +233,18 @@ export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 20
     const payload = JSON.stringify(BODY);
     const rawRequest = (url, headers) =>
       `POST ${url.pathname}/responses HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\nconnection: close\r\n` +
-      Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
+      Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join("") +
       `content-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
     // Ours is told the pace and the seed (every stream the same answer as the floor's); the floor ignores headers.
     const headers = { "x-mock-scenario": "long-text", "x-mock-chunk-ms": String(CHUNK_MS), "x-mock-seed": SEED };
 
     const runOne = async (which) => {
-      const server = which === "floor" ? await startProcess([FLOOR, answerFile, String(CHUNK_MS), "--workers", String(workers)]) : await startServerProcess(serverArgs);
+      const server =
+        which === "floor"
+          ? await startProcess([FLOOR, answerFile, String(CHUNK_MS), "--workers", String(workers)])
+          : await startServerProcess(serverArgs);
       const url = new URL(server.baseURL);
       if (which === "ours") {
         // Warm the server up (JIT), as a test suite's first requests would: unpaced answers.
@@ -235,14 +269,28 @@ export async function measurePacing({ STREAMS = 500, CHUNK_MS = 20, RAMP_MS = 20
       for (const which of r % 2 === 0 ? ["floor", "ours"] : ["ours", "floor"]) {
         const result = await runOne(which);
         runs[which].push(result);
-        log(`round ${r + 1}, ${which}: p99 ${fmt(result.lateness.p99)} ms, ${result.complete}/${STREAMS} complete, CPU ${fmt(result.cpu)} s`);
+        log(
+          `round ${r + 1}, ${which}: p99 ${fmt(result.lateness.p99)} ms, ${result.complete}/${STREAMS} complete, CPU ${fmt(result.cpu)} s`,
+        );
       }
     }
     const ratios = runs.ours.map((o, i) => o.lateness.p99 / runs.floor[i].lateness.p99);
     const pick = (list) => list[list.map((x) => x.lateness.p99).indexOf(median(list.map((x) => x.lateness.p99)))];
     const ours = pick(runs.ours);
     const floor = pick(runs.floor);
-    const result = { streams: STREAMS, chunkMs: CHUNK_MS, rampMs: RAMP_MS, workers, rounds, client: bin ? "C" : "Node", eventsPerStream, floor, ours, runs, ratio: median(ratios) };
+    const result = {
+      streams: STREAMS,
+      chunkMs: CHUNK_MS,
+      rampMs: RAMP_MS,
+      workers,
+      rounds,
+      client: bin ? "C" : "Node",
+      eventsPerStream,
+      floor,
+      ours,
+      runs,
+      ratio: median(ratios),
+    };
     // For bench/index.mjs, which prints one pacing line: the lateness of ours.
     return { ...result, native: bin ? { steady: ours.lateness } : null, node: { steady: ours.lateness } };
   } finally {
@@ -258,12 +306,19 @@ function parseArgs(argv) {
     const arg = argv[i];
     if (arg === "--workers" || arg === "--rounds") {
       const value = Number(argv[++i]);
-      if (!Number.isInteger(value) || value < 1) throw new Error(`${arg} takes a whole number ≥ 1 (got ${argv[i] ?? "nothing"})`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new Error(`${arg} takes a whole number ≥ 1 (got ${argv[i] ?? "nothing"})`);
       options[arg.slice(2)] = value;
-    } else if (arg.startsWith("-")) throw new Error(`unknown option ${arg} (usage: bench/timing.mjs [STREAMS] [INTERVAL_MS] [RAMP_MS] [--workers N] [--rounds N])`);
+    } else if (arg.startsWith("-"))
+      throw new Error(
+        `unknown option ${arg} (usage: bench/timing.mjs [STREAMS] [INTERVAL_MS] [RAMP_MS] [--workers N] [--rounds N])`,
+      );
     else {
       const value = Number(arg);
-      if (!Number.isFinite(value) || value < (positional.length === 0 ? 1 : 0)) throw new Error(`not a number of ${["streams", "ms per event", "ramp ms"][positional.length] ?? "anything (too many arguments)"}: ${arg}`);
+      if (!Number.isFinite(value) || value < (positional.length === 0 ? 1 : 0))
+        throw new Error(
+          `not a number of ${["streams", "ms per event", "ramp ms"][positional.length] ?? "anything (too many arguments)"}: ${arg}`,
+        );
       positional.push(value);
     }
   }
@@ -291,14 +346,27 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `${r.workers} process${r.workers > 1 ? "es" : ""} each; ${r.rounds > 1 ? `median of ${r.rounds} interleaved rounds` : "1 round"}`,
   );
   row("", "floor", "ours");
-  row("lateness p50 / p99 (ms)", ms(floor.lateness), ms(ours.lateness), `   ours ÷ floor (p99): ${fmt(r.ratio)}×  (goal ≤ 1.5×)`);
+  row(
+    "lateness p50 / p99 (ms)",
+    ms(floor.lateness),
+    ms(ours.lateness),
+    `   ours ÷ floor (p99): ${fmt(r.ratio)}×  (goal ≤ 1.5×)`,
+  );
   row("lateness max (ms)", fmt(floor.lateness.max, 1), fmt(ours.lateness.max, 1));
   row("time to headers p50 / p99", ms(floor.head), ms(ours.head));
   row("time to headers max (ms)", fmt(floor.head.max, 1), fmt(ours.head.max, 1));
   row(`heads within ${HEAD_AT_ONCE_MS} ms`, `${floor.atOnce}/${r.streams}`, `${ours.atOnce}/${r.streams}`);
   row("streams complete ([DONE])", `${floor.complete}/${r.streams}`, `${ours.complete}/${r.streams}`);
   row("events delivered", floor.events, ours.events);
-  row("server CPU, µs per event", fmt(floor.cpuPerEventUs, 1), fmt(ours.cpuPerEventUs, 1), `   ratio ${fmt(ours.cpuPerEventUs / floor.cpuPerEventUs)}× (user + system, all its processes)`);
-  if (r.rounds > 1) console.log(`  p99 per round (floor / ours): ${r.runs.floor.map((f, i) => `${fmt(f.lateness.p99, 1)} / ${fmt(r.runs.ours[i].lateness.p99, 1)}`).join(", ")}`);
+  row(
+    "server CPU, µs per event",
+    fmt(floor.cpuPerEventUs, 1),
+    fmt(ours.cpuPerEventUs, 1),
+    `   ratio ${fmt(ours.cpuPerEventUs / floor.cpuPerEventUs)}× (user + system, all its processes)`,
+  );
+  if (r.rounds > 1)
+    console.log(
+      `  p99 per round (floor / ours): ${r.runs.floor.map((f, i) => `${fmt(f.lateness.p99, 1)} / ${fmt(r.runs.ours[i].lateness.p99, 1)}`).join(", ")}`,
+    );
   process.exit(0);
 }

@@ -35,7 +35,9 @@ async function load(baseURL, payload) {
     body: JSON.stringify(payload),
     connections: CONNECTIONS,
     duration: SECONDS,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...payload, input: `${payload.input} ${++n}` }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...payload, input: `${payload.input} ${++n}` }) }) },
+    ],
   });
   const bad = r.non2xx + r.errors + r.timeouts;
   if (bad > 0) console.warn(`  (warning: ${bad} failed requests against ${baseURL})`);
@@ -50,7 +52,11 @@ async function startRedis() {
   const { port } = probe.address();
   await new Promise((r) => probe.close(r));
   const dir = mkdtempSync(join(tmpdir(), "orm-bench-redis-"));
-  const child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(
+    REDIS_SERVER,
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
   let out = "";
   await new Promise((resolve, reject) => {
     child.stdout.on("data", (d) => (out += d).includes("Ready to accept connections") && resolve());
@@ -77,9 +83,13 @@ const targets = [
 for (const t of targets) t.server = await startServerProcess(t.args);
 
 const rows = [];
-for (const [label, payload] of [["non-streamed, every request different", body], ["streamed, every request different", { ...body, stream: true }]]) {
+for (const [label, payload] of [
+  ["non-streamed, every request different", body],
+  ["streamed, every request different", { ...body, stream: true }],
+]) {
   const runs = targets.map(() => []);
-  for (let round = 0; round < ROUNDS; round++) for (const [i, t] of targets.entries()) runs[i].push(await load(t.server.baseURL, payload));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [i, t] of targets.entries()) runs[i].push(await load(t.server.baseURL, payload));
   rows.push({
     label,
     cells: targets.map((t, i) => ({
@@ -94,9 +104,14 @@ for (const [label, payload] of [["non-streamed, every request different", body],
 for (const t of targets) await t.server.stop();
 await redis?.stop();
 
-console.log(`\n--workers, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections (medians; ratio: to one process, the same round)`);
+console.log(
+  `\n--workers, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections (medians; ratio: to one process, the same round)`,
+);
 for (const row of rows) {
   console.log(`\n${row.label}`);
-  for (const c of row.cells) console.log(`  ${c.name.padEnd(28)} ${fmt(c.rps, 0).padStart(8)} req/s   p99 ${fmt(c.p99, 0).padStart(4)} ms   ${fmt(c.ratio)}×`);
+  for (const c of row.cells)
+    console.log(
+      `  ${c.name.padEnd(28)} ${fmt(c.rps, 0).padStart(8)} req/s   p99 ${fmt(c.p99, 0).padStart(4)} ms   ${fmt(c.ratio)}×`,
+    );
 }
 if (!redis) console.log("\n(redis-server not found at /usr/bin/redis-server: the Redis row was skipped)");

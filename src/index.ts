@@ -8,7 +8,14 @@
  * await mock.close();
  * ```
  */
-export { startMockServer, loadRegistry, type MockServer, type MockSession, type MockControls, type TurnInput } from "./server.js";
+export {
+  startMockServer,
+  loadRegistry,
+  type MockServer,
+  type MockSession,
+  type MockControls,
+  type TurnInput,
+} from "./server.js";
 export type { JournalEntry } from "./journal/journal.js";
 export type { Scenario, ScenarioInput } from "./scenario/schema.js";
 export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";

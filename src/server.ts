@@ -35,22 +35,38 @@ import { refuseUpgrades } from "./proxy/upgrade.js";
  * given scenario replaces a library one of the same name; two given ones with
  * the same name are an error. Given scenarios are tried first for match rules.
  */
-export async function loadRegistry(options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">): Promise<ScenarioRegistry> {
+export async function loadRegistry(
+  options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">,
+): Promise<ScenarioRegistry> {
   return (await loadServerScenarios(options)).registry;
 }
 
 /** The registry, and how many scenarios came from where (for the start summary). */
-async function loadServerScenarios(options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">): Promise<{ registry: ScenarioRegistry; counts: ScenarioCounts }> {
+async function loadServerScenarios(
+  options: Pick<ResolvedServerOptions, "scenarios" | "scenario" | "library">,
+): Promise<{ registry: ScenarioRegistry; counts: ScenarioCounts }> {
   const own = await loadScenarios(options.scenarios);
   const names = new Set(own.map((l) => l.scenario.name));
-  const library = options.library ? (await loadScenarios([LIBRARY_DIR])).filter((l) => !names.has(l.scenario.name)) : [];
-  const registry = createRegistry([...own, ...library].map((l) => l.scenario), options.scenario);
+  const library = options.library
+    ? (await loadScenarios([LIBRARY_DIR])).filter((l) => !names.has(l.scenario.name))
+    : [];
+  const registry = createRegistry(
+    [...own, ...library].map((l) => l.scenario),
+    options.scenario,
+  );
   return { registry, counts: scenarioCounts(options, own, library.length, registry) };
 }
 
 /** Counts the loaded scenarios by where they came from: each given path (a file, or a folder and what is under it), inline objects, the library. */
-function scenarioCounts(options: Pick<ResolvedServerOptions, "scenarios" | "library">, own: readonly LoadedScenario[], library: number, registry: ScenarioRegistry): ScenarioCounts {
-  const paths = options.scenarios.filter((s): s is string => typeof s === "string").map((path) => ({ path, root: resolvePath(path), count: 0 }));
+function scenarioCounts(
+  options: Pick<ResolvedServerOptions, "scenarios" | "library">,
+  own: readonly LoadedScenario[],
+  library: number,
+  registry: ScenarioRegistry,
+): ScenarioCounts {
+  const paths = options.scenarios
+    .filter((s): s is string => typeof s === "string")
+    .map((path) => ({ path, root: resolvePath(path), count: 0 }));
   for (const { source } of own) {
     const file = resolvePath(source);
     const from = paths.find((p) => file === p.root || file.startsWith(p.root.endsWith(sep) ? p.root : p.root + sep));
@@ -163,7 +179,14 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
   if (options.upstream !== undefined) {
     deps.proxy = createProxy(
       deps,
-      { upstream: new URL(options.upstream), api: options.upstreamApi, upstreamKey: options.upstreamKey, timeoutMs: options.upstreamTimeoutMs, record: options.record, checker: options.checker ?? conformanceChecker() },
+      {
+        upstream: new URL(options.upstream),
+        api: options.upstreamApi,
+        upstreamKey: options.upstreamKey,
+        timeoutMs: options.upstreamTimeoutMs,
+        record: options.record,
+        checker: options.checker ?? conformanceChecker(),
+      },
       options.storeLimit,
     );
   }
@@ -174,8 +197,20 @@ let sessionCounter = 0;
 
 /** What the start summary says of a server's settings: never the API key, only whether one is required. */
 function startSummary(baseURL: string, options: ResolvedServerOptions, scenarios: ScenarioCounts): StartSummary {
-  const upstream = options.upstream === undefined ? null : { api: options.upstreamApi, url: displayUpstream(new URL(options.upstream)), record: options.record ?? null };
-  return { baseURL, scenarios, defaultScenario: options.scenario, dialect: options.dialect, seed: options.seed, apiKey: options.apiKey !== undefined, admin: options.admin, upstream };
+  const upstream =
+    options.upstream === undefined
+      ? null
+      : { api: options.upstreamApi, url: displayUpstream(new URL(options.upstream)), record: options.record ?? null };
+  return {
+    baseURL,
+    scenarios,
+    defaultScenario: options.scenario,
+    dialect: options.dialect,
+    seed: options.seed,
+    apiKey: options.apiKey !== undefined,
+    admin: options.admin,
+    upstream,
+  };
 }
 
 /** Resolves once the journal has no request in progress, or after `ms` at most. */
@@ -205,7 +240,9 @@ const settle = (result: unknown, onError: (error: unknown) => void): void => {
 /** Starts a mock server; resolves once it listens. */
 export async function startMockServer(input: ServerOptionsInput = {}): Promise<MockServer> {
   if (typeof input.workers === "number" && input.workers > 1) {
-    throw new OptionsError([`workers: startMockServer serves from this process; run worker processes with the command line (openresponses-mock serve --workers ${input.workers})`]);
+    throw new OptionsError([
+      `workers: startMockServer serves from this process; run worker processes with the command line (openresponses-mock serve --workers ${input.workers})`,
+    ]);
   }
   return startServer(input);
 }
@@ -222,10 +259,14 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
   // Redis is reached before anything listens: a store that cannot be reached is a startup error.
   const shared = await connectShared(options, (line) => console.error(line));
   const deps = createDeps(options, registry, shared);
-  if (shared) await shared.startRuns(deps.runs).then((bus) => (deps.runBus = bus), async (err: unknown) => {
-    await shared.close();
-    throw err;
-  });
+  if (shared)
+    await shared.startRuns(deps.runs).then(
+      (bus) => (deps.runBus = bus),
+      async (err: unknown) => {
+        await shared.close();
+        throw err;
+      },
+    );
   const detachJournal = shared?.journal.attach(deps.journal);
   const { runs } = deps;
   const app = createApp(deps);
@@ -252,7 +293,9 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
           ? [408, "request_timeout", "The request was not received in time."]
           : [400, "bad_request", `The request could not be parsed as HTTP (${err.code ?? err.message}).`];
     const body = JSON.stringify({ error: { type: "invalid_request", code, param: null, message } });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks (a proxy passes on HTTP only).
   const webSockets = deps.proxy ? refuseUpgrades(server, deps) : attachWebSocket(server, deps);
@@ -281,7 +324,8 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
   const url = `http://${host}:${address.port}`;
   const startedAt = deps.clock.now();
   // The request log: nothing unless asked (the journal has no listener, so its requests cost nothing more).
-  const log: RequestLog | undefined = options.log === "off" ? undefined : attachRequestLog(deps.journal, options.log, options.logTo ?? process.stdout);
+  const log: RequestLog | undefined =
+    options.log === "off" ? undefined : attachRequestLog(deps.journal, options.log, options.logTo ?? process.stdout);
   const summary = startSummary(`${url}/v1`, options, counts);
   if (shell.announce !== false) log?.start(summary, deps.wallClock.now());
   shell.onListening?.(summary, deps.wallClock.now());
@@ -293,7 +337,9 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
       webSockets.close();
       deps.proxy?.close();
       // A proxy's recordings still being written are finished first.
-      const closed = new Promise<void>((resolve) => server.close(() => void (deps.proxy?.flush() ?? Promise.resolve()).finally(resolve)));
+      const closed = new Promise<void>((resolve) =>
+        server.close(() => void (deps.proxy?.flush() ?? Promise.resolve()).finally(resolve)),
+      );
       for (const socket of sockets) socket.destroy();
       server.closeAllConnections();
       await closed;

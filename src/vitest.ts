@@ -31,7 +31,10 @@ export function useMockServer(options: UseMockServerOptions = {}): MockServer {
   const { resetAfterEach = true, ...serverOptions } = options;
   let current: MockServer | undefined;
   const live = (): MockServer => {
-    if (!current) throw new Error("useMockServer(): the server starts in beforeAll — use the handle inside tests and hooks, not at the top level of the file.");
+    if (!current)
+      throw new Error(
+        "useMockServer(): the server starts in beforeAll — use the handle inside tests and hooks, not at the top level of the file.",
+      );
     return current;
   };
   beforeAll(async () => {

@@ -39,7 +39,11 @@ describe("openresponses-mock serve", () => {
     const match = /^openresponses-mock listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line);
     expect(match, line).not.toBeNull();
     const baseURL = match![1];
-    const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) });
+    const res = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe("completed");
     child.kill("SIGTERM");
@@ -58,9 +62,17 @@ describe("openresponses-mock serve", () => {
   it("requires the API key it was given", async () => {
     const { child, line } = await start(["serve", "--port", "0", "--api-key", "k1"]);
     const baseURL = line.split(" ").at(-1)!;
-    const denied = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const denied = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(denied.status).toBe(401);
-    const allowed = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k1" }, body: JSON.stringify({ model: "m", input: "x" }) });
+    const allowed = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer k1" },
+      body: JSON.stringify({ model: "m", input: "x" }),
+    });
     expect(allowed.status).toBe(200);
     child.kill("SIGTERM");
     await once(child, "exit");
@@ -70,10 +82,17 @@ describe("openresponses-mock serve", () => {
     const { child, line } = await start(["serve", "--port", "0", "--strict"]);
     const baseURL = line.split(" ").at(-1)!;
     const send = (headers: Record<string, string> = {}) =>
-      fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ model: "m", input: "x", user: "u1" }) });
+      fetch(`${baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ model: "m", input: "x", user: "u1" }),
+      });
     const refused = await send();
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: "unknown_parameter", param: "user" });
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({
+      code: "unknown_parameter",
+      param: "user",
+    });
     expect((await send({ "x-mock-strict": "0" })).status).toBe(200);
     child.kill("SIGTERM");
     await once(child, "exit");
@@ -105,7 +124,8 @@ function run(args: string[], cwd?: string): Promise<{ code: number | null; stdou
 }
 
 /** Timestamps are the only bytes that depend on the wall clock. */
-const timeless = (text: string) => text.replace(/"created_at":\d+/g, '"created_at":0').replace(/"completed_at":\d+/g, '"completed_at":0');
+const timeless = (text: string) =>
+  text.replace(/"created_at":\d+/g, '"created_at":0').replace(/"completed_at":\d+/g, '"completed_at":0');
 
 /** Scenarios of the tests' own, in a temp folder (the shipped library may change under us). */
 const SCENARIOS: Record<string, object> = {
@@ -117,14 +137,44 @@ const SCENARIOS: Record<string, object> = {
   "tools.json": {
     name: "tools",
     description: "Reasons, then calls a tool with chunked arguments.",
-    turns: [{ steps: [{ type: "reasoning", summary: ["Look it up."] }, { type: "function_call", name: "get_weather", arguments: { city: "Paris" }, chunk: { chars: 5 } }] }],
+    turns: [
+      {
+        steps: [
+          { type: "reasoning", summary: ["Look it up."] },
+          { type: "function_call", name: "get_weather", arguments: { city: "Paris" }, chunk: { chars: 5 } },
+        ],
+      },
+    ],
   },
-  "dice.json": { name: "dice", description: "Seeded-random answers.", generate: { strategy: "random", weights: { text: 1, reasoning_text: 1, refusal: 1 } } },
-  "cut.json": { name: "cut", description: "Fails mid-stream.", turns: [{ steps: [{ type: "message", text: "One two three four five six seven." }], end: { type: "failed", afterEvents: 5 } }] },
+  "dice.json": {
+    name: "dice",
+    description: "Seeded-random answers.",
+    generate: { strategy: "random", weights: { text: 1, reasoning_text: 1, refusal: 1 } },
+  },
+  "cut.json": {
+    name: "cut",
+    description: "Fails mid-stream.",
+    turns: [
+      {
+        steps: [{ type: "message", text: "One two three four five six seven." }],
+        end: { type: "failed", afterEvents: 5 },
+      },
+    ],
+  },
   "limited.json": {
     name: "limited",
     description: "Always rate-limited.",
-    turns: [{ steps: [], end: { type: "http_error", status: 429, headers: { "retry-after": "3" }, error: { message: "Slow down, please (scripted)." } } }],
+    turns: [
+      {
+        steps: [],
+        end: {
+          type: "http_error",
+          status: 429,
+          headers: { "retry-after": "3" },
+          error: { message: "Slow down, please (scripted)." },
+        },
+      },
+    ],
   },
 };
 
@@ -132,12 +182,20 @@ let dir: string;
 let badDir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "orm-cli-"));
-  for (const [file, scenario] of Object.entries(SCENARIOS)) writeFileSync(join(dir, file), JSON.stringify(scenario, null, 2));
+  for (const [file, scenario] of Object.entries(SCENARIOS))
+    writeFileSync(join(dir, file), JSON.stringify(scenario, null, 2));
   badDir = mkdtempSync(join(tmpdir(), "orm-cli-bad-"));
-  writeFileSync(join(badDir, "good.json"), JSON.stringify({ name: "good", description: "Fine.", generate: { strategy: "auto" } }));
+  writeFileSync(
+    join(badDir, "good.json"),
+    JSON.stringify({ name: "good", description: "Fine.", generate: { strategy: "auto" } }),
+  );
   writeFileSync(
     join(badDir, "broken.json"),
-    JSON.stringify({ name: "Broken!", description: "x", turns: [{ steps: [{ type: "message", txet: "hi" }], end: { type: "http_error", status: 418 } }] }),
+    JSON.stringify({
+      name: "Broken!",
+      description: "x",
+      turns: [{ steps: [{ type: "message", txet: "hi" }], end: { type: "http_error", status: 418 } }],
+    }),
   );
 });
 afterAll(() => {
@@ -146,7 +204,11 @@ afterAll(() => {
 });
 
 async function post(baseURL: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -168,7 +230,17 @@ describe("openresponses-mock serve --scenarios / --scenario", () => {
   });
 
   it("takes several --scenarios paths, and --scenario sets the default", async () => {
-    const { child, line } = await start(["serve", "--port", "0", "--no-library", "--scenarios", join(dir, "hello.json"), join(dir, "tools.json"), "--scenario", "hello"]);
+    const { child, line } = await start([
+      "serve",
+      "--port",
+      "0",
+      "--no-library",
+      "--scenarios",
+      join(dir, "hello.json"),
+      join(dir, "tools.json"),
+      "--scenario",
+      "hello",
+    ]);
     const baseURL = line.split(" ").at(-1)!;
     const res = await post(baseURL, { model: "m", input: "yo" });
     expect(res.headers.get("x-mock-scenario")).toBe("hello");
@@ -195,7 +267,16 @@ describe("openresponses-mock serve --scenarios / --scenario", () => {
   });
 
   it("refuses an unknown --scenario, listing the known names", async () => {
-    const { code, stdout, stderr } = await run(["serve", "--port", "0", "--no-library", "--scenarios", dir, "--scenario", "nope"]);
+    const { code, stdout, stderr } = await run([
+      "serve",
+      "--port",
+      "0",
+      "--no-library",
+      "--scenarios",
+      dir,
+      "--scenario",
+      "nope",
+    ]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain("'nope'");
@@ -203,7 +284,10 @@ describe("openresponses-mock serve --scenarios / --scenario", () => {
   });
 
   it("refuses a --scenarios path that does not exist", async () => {
-    const { code, stdout, stderr } = await run(["serve", "--port", "0", "--no-library", "--scenarios", "no-such-dir"], dir);
+    const { code, stdout, stderr } = await run(
+      ["serve", "--port", "0", "--no-library", "--scenarios", "no-such-dir"],
+      dir,
+    );
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toBe("no-such-dir: $: cannot read: ENOENT\n");
@@ -217,10 +301,24 @@ describe("openresponses-mock list", () => {
     expect(code).toBe(0);
     const rows = stdout.split("\n").filter(Boolean);
     // Load order: the built-in auto first, then the folder's files sorted by file name.
-    expect(rows.map((r) => r.split(/\s{2,}/)[0])).toEqual(["auto (default)", "cut", "dice", "hello", "limited", "tools"]);
+    expect(rows.map((r) => r.split(/\s{2,}/)[0])).toEqual([
+      "auto (default)",
+      "cut",
+      "dice",
+      "hello",
+      "limited",
+      "tools",
+    ]);
     expect(rows.find((r) => r.startsWith("hello"))).toMatch(/^hello\s+Greets the user by quoting them\.$/);
     // Every description starts in the same column, two spaces after the longest name.
-    const descriptions = ["Behaves like", "Fails mid-stream.", "Seeded-random answers.", "Greets the user", "Always rate-limited.", "Reasons, then"];
+    const descriptions = [
+      "Behaves like",
+      "Fails mid-stream.",
+      "Seeded-random answers.",
+      "Greets the user",
+      "Always rate-limited.",
+      "Reasons, then",
+    ];
     const columns = rows.map((row, i) => row.indexOf(descriptions[i]));
     expect(new Set(columns).size).toBe(1);
     expect(columns[0]).toBe("auto (default)".length + 2);
@@ -249,7 +347,17 @@ describe("openresponses-mock list", () => {
 
 describe("openresponses-mock play", () => {
   it("prints a conformant SSE stream ending with data: [DONE]", async () => {
-    const { code, stdout, stderr } = await run(["play", "hello", "--no-library", "--scenarios", dir, "--input", "Bonjour", "--model", "m-2"]);
+    const { code, stdout, stderr } = await run([
+      "play",
+      "hello",
+      "--no-library",
+      "--scenarios",
+      dir,
+      "--input",
+      "Bonjour",
+      "--model",
+      "m-2",
+    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout.endsWith("data: [DONE]\n\n")).toBe(true);
@@ -257,7 +365,12 @@ describe("openresponses-mock play", () => {
     const response = expectConformantStream(events);
     expect(response.status).toBe("completed");
     expect(response.model).toBe("m-2");
-    expect(response.output).toEqual([expect.objectContaining({ type: "message", content: [expect.objectContaining({ text: "Hi there! You said: Bonjour" })] })]);
+    expect(response.output).toEqual([
+      expect.objectContaining({
+        type: "message",
+        content: [expect.objectContaining({ text: "Hi there! You said: Bonjour" })],
+      }),
+    ]);
   });
 
   it("plays every kind of scenario conformantly: auto, scripted tools, random, mid-stream failure", async () => {
@@ -272,7 +385,12 @@ describe("openresponses-mock play", () => {
 
   it("defaults to {model: mock-model-1, input: Hello!} and seed 0; the seed decides the bytes", async () => {
     const args = ["play", "dice", "--no-library", "--scenarios", dir];
-    const [a, b, zero, other] = await Promise.all([run(args), run(args), run([...args, "--seed", "0"]), run([...args, "--seed", "1"])]);
+    const [a, b, zero, other] = await Promise.all([
+      run(args),
+      run(args),
+      run([...args, "--seed", "0"]),
+      run([...args, "--seed", "1"]),
+    ]);
     expect(timeless(a.stdout)).toBe(timeless(b.stdout));
     expect(timeless(a.stdout)).toBe(timeless(zero.stdout));
     expect(timeless(a.stdout)).not.toBe(timeless(other.stdout));
@@ -298,7 +416,11 @@ describe("openresponses-mock play", () => {
       const flags = [...(input ? ["--input", input] : []), ...(model ? ["--model", model] : [])];
       const played = await run(["play", name, "--seed", seed, "--no-library", "--scenarios", dir, ...flags]);
       expect(played.code).toBe(0);
-      const served = await post(baseURL, { model: model ?? "mock-model-1", input: input ?? "Hello!", stream: true }, { "x-mock-scenario": name, "x-mock-seed": seed });
+      const served = await post(
+        baseURL,
+        { model: model ?? "mock-model-1", input: input ?? "Hello!", stream: true },
+        { "x-mock-scenario": name, "x-mock-seed": seed },
+      );
       expect(served.status).toBe(200);
       expect(served.headers.get("content-type")).toBe("text/event-stream");
       expect(timeless(played.stdout), name).toBe(timeless(served.text));
@@ -319,7 +441,11 @@ describe("openresponses-mock play", () => {
     expect(body.error.message).toBe("Slow down, please (scripted).");
 
     const { child, line } = await start(["serve", "--port", "0", "--no-library", "--scenarios", dir]);
-    const served = await post(line.split(" ").at(-1)!, { model: "mock-model-1", input: "Hello!", stream: true }, { "x-mock-scenario": "limited" });
+    const served = await post(
+      line.split(" ").at(-1)!,
+      { model: "mock-model-1", input: "Hello!", stream: true },
+      { "x-mock-scenario": "limited" },
+    );
     expect(served.status).toBe(429);
     expect(served.headers.get("retry-after")).toBe("3");
     expect(JSON.parse(served.text)).toEqual(body);
@@ -331,7 +457,9 @@ describe("openresponses-mock play", () => {
     const { code, stdout, stderr } = await run(["play", "nope", "--no-library", "--scenarios", dir]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toBe("openresponses-mock: unknown scenario 'nope'. Known scenarios: auto, cut, dice, hello, limited, tools.\n");
+    expect(stderr).toBe(
+      "openresponses-mock: unknown scenario 'nope'. Known scenarios: auto, cut, dice, hello, limited, tools.\n",
+    );
   });
 
   it("--dialect openai prints OpenAI's stream: no [DONE], OpenAI's ids; an unknown dialect is refused, listing the known ones", async () => {
@@ -363,32 +491,57 @@ describe("help and strict options", () => {
     });
 
     it(`${command} refuses an unknown option, naming it and pointing to its help`, async () => {
-      const args = { serve: ["serve", "--port", "0"], validate: ["validate", join(dir, "hello.json")], list: ["list"], play: ["play", "auto", "--no-library"] }[command]!;
+      const args = {
+        serve: ["serve", "--port", "0"],
+        validate: ["validate", join(dir, "hello.json")],
+        list: ["list"],
+        play: ["play", "auto", "--no-library"],
+      }[command]!;
       const { code, stdout, stderr } = await run([...args, "--bogus-option", "1"]);
       expect(code).toBe(1);
       expect(stdout).toBe("");
-      expect(stderr).toBe(`openresponses-mock: unknown option '--bogus-option'\nopenresponses-mock: see 'openresponses-mock ${command} --help' for the options\n`);
+      expect(stderr).toBe(
+        `openresponses-mock: unknown option '--bogus-option'\nopenresponses-mock: see 'openresponses-mock ${command} --help' for the options\n`,
+      );
     });
   }
 
   it("the top-level --help lists every command", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    for (const command of ["serve", "validate <files..>", "list", "play <name>"]) expect(stdout).toContain(`openresponses-mock ${command}`);
+    for (const command of ["serve", "validate <files..>", "list", "play <name>"])
+      expect(stdout).toContain(`openresponses-mock ${command}`);
   });
 
   it("refuses an unknown command, listing the commands", async () => {
     const { code, stderr } = await run(["frobnicate"]);
     expect(code).toBe(1);
-    expect(stderr).toBe("openresponses-mock: unknown command 'frobnicate'. Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n");
+    expect(stderr).toBe(
+      "openresponses-mock: unknown command 'frobnicate'. Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n",
+    );
   });
 });
 
 describe("serve timing options", () => {
   it("--latency-ms, --chunk-ms and --heartbeat-ms pace the stream: heartbeats come before the first event", async () => {
-    const { child, line } = await start(["serve", "--port", "0", "--latency-ms", "200", "--chunk-ms", "2", "--heartbeat-ms", "40", "--no-library"]);
+    const { child, line } = await start([
+      "serve",
+      "--port",
+      "0",
+      "--latency-ms",
+      "200",
+      "--chunk-ms",
+      "2",
+      "--heartbeat-ms",
+      "40",
+      "--no-library",
+    ]);
     const baseURL = line.split(" ").at(-1)!;
-    const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", stream: true }) });
+    const res = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi", stream: true }),
+    });
     const text = await res.text();
     expect(text.startsWith(": keep-alive\n\n")).toBe(true);
     expect(text.slice(0, text.indexOf("event:")).split(": keep-alive").length - 1).toBeGreaterThanOrEqual(2);
@@ -401,8 +554,13 @@ describe("serve timing options", () => {
     const { child, line } = await start(["serve", "--port", "0", "--journal-bytes", "65536"]);
     const baseURL = line.split(" ").at(-1)!;
     const body = JSON.stringify({ model: "m", input: "z".repeat(10_000) });
-    expect((await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body })).status).toBe(200);
-    const list = (await (await fetch(new URL("/__mock/requests", baseURL))).json()) as { data: { truncated: boolean; bodyBytes: number; body: unknown }[] };
+    expect(
+      (await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body }))
+        .status,
+    ).toBe(200);
+    const list = (await (await fetch(new URL("/__mock/requests", baseURL))).json()) as {
+      data: { truncated: boolean; bodyBytes: number; body: unknown }[];
+    };
     expect(list.data).toEqual([expect.objectContaining({ truncated: true, bodyBytes: body.length, body: null })]);
     child.kill("SIGTERM");
     await once(child, "exit");
@@ -412,11 +570,15 @@ describe("serve timing options", () => {
     const { code, stdout, stderr } = await run(["serve", "--port", "0", "--journal-bytes", value]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr).toBe(`openresponses-mock: --journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got ${value === "64MiB" ? "'64MiB'" : value}\n`);
+    expect(stderr).toBe(
+      `openresponses-mock: --journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got ${value === "64MiB" ? "'64MiB'" : value}\n`,
+    );
   });
 
   it("refuses a negative --chunk-ms", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--chunk-ms", "-1"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--chunk-ms", "-1"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     let err = "";
     child.stderr!.on("data", (d) => (err += d));
@@ -429,7 +591,11 @@ describe("serve timing options", () => {
 describe("security defaults", () => {
   it("warns when binding to all interfaces with no API key, and not with one", async () => {
     const run = async (args: string[]) => {
-      const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--host", "0.0.0.0", "--no-library", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [BIN, "serve", "--port", "0", "--host", "0.0.0.0", "--no-library", ...args],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
       children.push(child);
       let err = "";
       child.stderr!.on("data", (d) => (err += d));
@@ -452,26 +618,35 @@ async function refused(args: string[], cwd?: string): Promise<string> {
 }
 
 describe("-h/--help and -v/--version everywhere", () => {
-  const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 
-  it.each([[[]], [["serve"]], [["validate"]], [["list"]], [["play"]]])("%j -h and --help print the help, exit 0", async (command) => {
-    for (const flag of ["-h", "--help"]) {
-      const { code, stdout, stderr } = await run([...command, flag]);
-      expect(code, flag).toBe(0);
-      expect(stderr, flag).toBe("");
-      expect(stdout).toContain(`openresponses-mock${command.length ? ` ${command[0]}` : ""}`);
-      expect(stdout).toContain("-h, --help");
-      expect(stdout).toContain("-v, --version");
-    }
-  });
+  it.each([[[]], [["serve"]], [["validate"]], [["list"]], [["play"]]])(
+    "%j -h and --help print the help, exit 0",
+    async (command) => {
+      for (const flag of ["-h", "--help"]) {
+        const { code, stdout, stderr } = await run([...command, flag]);
+        expect(code, flag).toBe(0);
+        expect(stderr, flag).toBe("");
+        expect(stdout).toContain(`openresponses-mock${command.length ? ` ${command[0]}` : ""}`);
+        expect(stdout).toContain("-h, --help");
+        expect(stdout).toContain("-v, --version");
+      }
+    },
+  );
 
-  it.each([[["-v"]], [["--version"]], [["serve", "-v"]], [["play", "--version"]]])("%j prints the version, exit 0", async (args) => {
-    expect(await run(args)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
-  });
+  it.each([[["-v"]], [["--version"]], [["serve", "-v"]], [["play", "--version"]]])(
+    "%j prints the version, exit 0",
+    async (args) => {
+      expect(await run(args)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    },
+  );
 
   it("serve's help states the --scenarios rule", async () => {
     const { stdout } = await run(["serve", "--help"]);
-    expect(stdout.replace(/\s+/g, " ")).toContain("Takes every path after it up to the next flag (or repeat the flag); typed before the command, it stops at the command's name: '--scenarios DIR serve' is 'serve --scenarios DIR'");
+    expect(stdout.replace(/\s+/g, " ")).toContain(
+      "Takes every path after it up to the next flag (or repeat the flag); typed before the command, it stops at the command's name: '--scenarios DIR serve' is 'serve --scenarios DIR'",
+    );
   });
 });
 
@@ -487,20 +662,42 @@ describe("a bad flag is named as typed, in words", () => {
     ["--latency-ms", "1s", "--latency-ms: expected a number of milliseconds from 0 to 3600000, got '1s'"],
     ["--chunk-ms", "-1", "--chunk-ms: expected a number of milliseconds from 0 to 3600000, got -1"],
     ["--jitter-ms", "lots", "--jitter-ms: expected a number of milliseconds from 0 to 3600000, got 'lots'"],
-    ["--heartbeat-ms", "5000000", "--heartbeat-ms: expected a number of milliseconds from 0 to 3600000 (0: never), got 5000000"],
-    ["--tokens-per-second", "0", "--tokens-per-second: expected a number of tokens per second, above 0 and at most 1000000, got 0"],
+    [
+      "--heartbeat-ms",
+      "5000000",
+      "--heartbeat-ms: expected a number of milliseconds from 0 to 3600000 (0: never), got 5000000",
+    ],
+    [
+      "--tokens-per-second",
+      "0",
+      "--tokens-per-second: expected a number of tokens per second, above 0 and at most 1000000, got 0",
+    ],
     ["--store-limit", "many", "--store-limit: expected a whole number of responses from 0 to 10000000, got 'many'"],
-    ["--journal-bytes", "64MiB", "--journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got '64MiB'"],
+    [
+      "--journal-bytes",
+      "64MiB",
+      "--journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got '64MiB'",
+    ],
     ["--host", "", "--host: expected a host name or IP address, got nothing"],
-    ["--dialect", "opnai", "--dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai"],
+    [
+      "--dialect",
+      "opnai",
+      "--dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai",
+    ],
     ["--dialect", "klingon", "--dialect: unknown dialect 'klingon'; known dialects: open-responses, openai"],
   ])("serve %s %j", async (flag, value, message) => {
-    expect(await refused(["serve", ...(flag === "--port" ? [] : ["--port", "0"]), "--no-library", flag, value])).toBe(`openresponses-mock: ${message}\n`);
+    expect(await refused(["serve", ...(flag === "--port" ? [] : ["--port", "0"]), "--no-library", flag, value])).toBe(
+      `openresponses-mock: ${message}\n`,
+    );
   });
 
   it("play's --seed and --dialect are named the same way", async () => {
-    expect(await refused(["play", "auto", "--no-library", "--seed", "1e999"])).toBe("openresponses-mock: --seed: expected a whole number from 0 to 9007199254740991, got '1e999'\n");
-    expect(await refused(["play", "auto", "--no-library", "--dialect", "x"])).toBe("openresponses-mock: --dialect: unknown dialect 'x'; known dialects: open-responses, openai\n");
+    expect(await refused(["play", "auto", "--no-library", "--seed", "1e999"])).toBe(
+      "openresponses-mock: --seed: expected a whole number from 0 to 9007199254740991, got '1e999'\n",
+    );
+    expect(await refused(["play", "auto", "--no-library", "--dialect", "x"])).toBe(
+      "openresponses-mock: --dialect: unknown dialect 'x'; known dialects: open-responses, openai\n",
+    );
   });
 
   it("every problem gets its line", async () => {
@@ -513,24 +710,42 @@ describe("a bad flag is named as typed, in words", () => {
     expect(await refused(["serve", "--port"])).toBe("openresponses-mock: --port: needs a value\n");
     expect(await refused(["serve", "--port", "--no-library"])).toBe("openresponses-mock: --port: needs a value\n");
     expect(await refused(["play", "auto", "--dialect"])).toBe("openresponses-mock: --dialect: needs a value\n");
-    expect(await refused(["serve", "--port", "1", "--port", "2"])).toBe("openresponses-mock: --port: given 2 times (1, 2); give it once\n");
+    expect(await refused(["serve", "--port", "1", "--port", "2"])).toBe(
+      "openresponses-mock: --port: given 2 times (1, 2); give it once\n",
+    );
   });
 
   it("an unknown flag gets the nearest known one, and the command's help", async () => {
-    expect(await refused(["serve", "--prot", "0"])).toBe("openresponses-mock: unknown option '--prot'; did you mean '--port'?\nopenresponses-mock: see 'openresponses-mock serve --help' for the options\n");
-    expect(await refused(["--no-admn"])).toBe("openresponses-mock: unknown option '--no-admn'; did you mean '--no-admin'?\nopenresponses-mock: see 'openresponses-mock --help' for the options\n");
-    expect(await refused(["list", "--scenarioes", dir])).toBe("openresponses-mock: unknown option '--scenarioes'; did you mean '--scenarios'?\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n");
-    expect(await refused(["list", "--seed", "1", "-q"])).toBe("openresponses-mock: unknown option '--seed'\nopenresponses-mock: unknown option '-q'\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n");
+    expect(await refused(["serve", "--prot", "0"])).toBe(
+      "openresponses-mock: unknown option '--prot'; did you mean '--port'?\nopenresponses-mock: see 'openresponses-mock serve --help' for the options\n",
+    );
+    expect(await refused(["--no-admn"])).toBe(
+      "openresponses-mock: unknown option '--no-admn'; did you mean '--no-admin'?\nopenresponses-mock: see 'openresponses-mock --help' for the options\n",
+    );
+    expect(await refused(["list", "--scenarioes", dir])).toBe(
+      "openresponses-mock: unknown option '--scenarioes'; did you mean '--scenarios'?\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n",
+    );
+    expect(await refused(["list", "--seed", "1", "-q"])).toBe(
+      "openresponses-mock: unknown option '--seed'\nopenresponses-mock: unknown option '-q'\nopenresponses-mock: see 'openresponses-mock list --help' for the options\n",
+    );
   });
 
   it("words left over are named: a mistyped command, a path without --scenarios, one NAME too many", async () => {
-    expect(await refused(["plya", "auto"])).toBe("openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n");
-    expect(await refused(["serve", "./scenarios"])).toBe("openresponses-mock: serve takes no arguments, got './scenarios'; to load scenario files, write --scenarios ./scenarios; see 'openresponses-mock serve --help'\n");
-    expect(await refused(["play", "auto", "hello"])).toBe("openresponses-mock: play takes one scenario NAME, got 'auto' and then 'hello'; see 'openresponses-mock play --help'\n");
+    expect(await refused(["plya", "auto"])).toBe(
+      "openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n",
+    );
+    expect(await refused(["serve", "./scenarios"])).toBe(
+      "openresponses-mock: serve takes no arguments, got './scenarios'; to load scenario files, write --scenarios ./scenarios; see 'openresponses-mock serve --help'\n",
+    );
+    expect(await refused(["play", "auto", "hello"])).toBe(
+      "openresponses-mock: play takes one scenario NAME, got 'auto' and then 'hello'; see 'openresponses-mock play --help'\n",
+    );
   });
 
   it("a missing NAME or FILE says what to give", async () => {
-    expect(await refused(["validate"])).toBe("openresponses-mock: validate: give one or more scenario files or folders, e.g. 'openresponses-mock validate scenarios/'\n");
+    expect(await refused(["validate"])).toBe(
+      "openresponses-mock: validate: give one or more scenario files or folders, e.g. 'openresponses-mock validate scenarios/'\n",
+    );
     expect(await refused(["play", "--scenarios", dir, "hello"])).toBe(
       "openresponses-mock: play: give the scenario NAME first, e.g. 'openresponses-mock play text' ('openresponses-mock list' shows the names); --scenarios takes every path after it, so write 'play NAME --scenarios DIR'\n",
     );
@@ -549,11 +764,22 @@ describe("--scenarios does not swallow the command", () => {
   });
 
   it("--scenarios A B list lists both; so does --scenarios A --scenarios B", async () => {
-    const names = (stdout: string) => stdout.split("\n").filter(Boolean).map((r) => r.split(/\s{2,}/)[0]);
+    const names = (stdout: string) =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((r) => r.split(/\s{2,}/)[0]);
     const greedy = await run(["--no-library", "--scenarios", join(dir, "hello.json"), join(dir, "dice.json"), "list"]);
     expect(greedy.stderr).toBe("");
     expect(names(greedy.stdout)).toEqual(["auto (default)", "hello", "dice"]);
-    const repeated = await run(["list", "--no-library", "--scenarios", join(dir, "hello.json"), "--scenarios", join(dir, "dice.json")]);
+    const repeated = await run([
+      "list",
+      "--no-library",
+      "--scenarios",
+      join(dir, "hello.json"),
+      "--scenarios",
+      join(dir, "dice.json"),
+    ]);
     expect(names(repeated.stdout)).toEqual(["auto (default)", "hello", "dice"]);
   });
 
@@ -597,9 +823,15 @@ describe("validate DIR and --scenarios DIR skip node_modules and dot-entries", (
   let project: string;
   beforeAll(() => {
     project = mkdtempSync(join(tmpdir(), "orm-cli-walk-"));
-    writeFileSync(join(project, "mine.json"), JSON.stringify({ name: "mine", description: "Mine.", generate: { strategy: "auto" } }));
+    writeFileSync(
+      join(project, "mine.json"),
+      JSON.stringify({ name: "mine", description: "Mine.", generate: { strategy: "auto" } }),
+    );
     mkdirSync(join(project, "sub"));
-    writeFileSync(join(project, "sub", "nested.json"), JSON.stringify({ name: "nested", description: "Nested.", generate: { strategy: "auto" } }));
+    writeFileSync(
+      join(project, "sub", "nested.json"),
+      JSON.stringify({ name: "nested", description: "Nested.", generate: { strategy: "auto" } }),
+    );
     // None of these is a scenario: read, they would be errors.
     for (const folder of ["node_modules/some-package", "sub/node_modules/x", ".git", ".vscode"]) {
       mkdirSync(join(project, folder), { recursive: true });
@@ -619,7 +851,12 @@ describe("validate DIR and --scenarios DIR skip node_modules and dot-entries", (
   it("list --scenarios . loads the same", async () => {
     const { code, stdout } = await run(["list", "--no-library", "--scenarios", "."], project);
     expect(code).toBe(0);
-    expect(stdout.split("\n").filter(Boolean).map((r) => r.split(/\s{2,}/)[0])).toEqual(["auto (default)", "mine", "nested"]);
+    expect(
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((r) => r.split(/\s{2,}/)[0]),
+    ).toEqual(["auto (default)", "mine", "nested"]);
   });
 
   it("a dot-folder or node_modules given by name is still read", async () => {
@@ -633,14 +870,20 @@ describe("an unknown scenario name suggests the nearest", () => {
   const KNOWN = "Known scenarios: auto, cut, dice, hello, limited, tools.";
 
   it("play NAME", async () => {
-    expect(await refused(["play", "helo", "--no-library", "--scenarios", dir])).toBe(`openresponses-mock: unknown scenario 'helo'. Did you mean 'hello'? ${KNOWN}\n`);
-    expect(await refused(["play", "nope", "--no-library", "--scenarios", dir])).toBe(`openresponses-mock: unknown scenario 'nope'. ${KNOWN}\n`);
+    expect(await refused(["play", "helo", "--no-library", "--scenarios", dir])).toBe(
+      `openresponses-mock: unknown scenario 'helo'. Did you mean 'hello'? ${KNOWN}\n`,
+    );
+    expect(await refused(["play", "nope", "--no-library", "--scenarios", dir])).toBe(
+      `openresponses-mock: unknown scenario 'nope'. ${KNOWN}\n`,
+    );
   });
 
   it("--scenario NAME on serve and list names the flag", async () => {
     expect(await refused(["serve", "--port", "0", "--no-library", "--scenarios", dir, "--scenario", "Tool"])).toBe(
       `openresponses-mock: --scenario: unknown scenario 'Tool'. Did you mean 'tools'? ${KNOWN}\n`,
     );
-    expect(await refused(["list", "--no-library", "--scenarios", dir, "--scenario", "dize"])).toBe(`openresponses-mock: --scenario: unknown scenario 'dize'. Did you mean 'dice'? ${KNOWN}\n`);
+    expect(await refused(["list", "--no-library", "--scenarios", dir, "--scenario", "dize"])).toBe(
+      `openresponses-mock: --scenario: unknown scenario 'dize'. Did you mean 'dice'? ${KNOWN}\n`,
+    );
   });
 });

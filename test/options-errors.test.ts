@@ -21,12 +21,18 @@ describe("resolveOptions' messages", () => {
     [{ seed: 1.5 }, "seed: expected a whole number from 0 to 9007199254740991, got 1.5"],
     [{ bodyLimit: "1MB" }, "bodyLimit: expected a number of bytes (a whole number, 1 or more), got '1MB'"],
     [{ latencyMs: -1 }, "latencyMs: expected a number of milliseconds from 0 to 3600000, got -1"],
-    [{ tokensPerSecond: 0 }, "tokensPerSecond: expected a number of tokens per second, above 0 and at most 1000000, got 0"],
+    [
+      { tokensPerSecond: 0 },
+      "tokensPerSecond: expected a number of tokens per second, above 0 and at most 1000000, got 0",
+    ],
     [{ journalBytes: NaN }, "journalBytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got NaN"],
     [{ host: "" }, "host: expected a host name or IP address, got nothing"],
     [{ admin: "no" }, "admin: expected true or false, got 'no'"],
     [{ scenarios: 5 }, "scenarios: expected a path, or a list of paths and scenario objects, got 5"],
-    [{ dialect: "opnai" }, "dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai"],
+    [
+      { dialect: "opnai" },
+      "dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai",
+    ],
   ])("%j", (input, message) => {
     expect(problems(input)).toEqual([message]);
   });
@@ -36,7 +42,9 @@ describe("resolveOptions' messages", () => {
       "--port: expected a port number (0-65535), got -1",
       "--chunk-ms: expected a number of milliseconds from 0 to 3600000, got 'fast'",
     ]);
-    expect(() => resolveOptions({ port: -1 })).toThrow("Invalid openresponses-mock options:\n  port: expected a port number (0-65535), got -1");
+    expect(() => resolveOptions({ port: -1 })).toThrow(
+      "Invalid openresponses-mock options:\n  port: expected a port number (0-65535), got -1",
+    );
   });
 
   it("keeps the schema's own words for checks of its own", () => {
@@ -44,7 +52,9 @@ describe("resolveOptions' messages", () => {
   });
 
   it("startMockServer rejects with the same message", async () => {
-    await expect(startMockServer({ port: "4010" as never })).rejects.toThrow("port: expected a port number (0-65535), got '4010'");
+    await expect(startMockServer({ port: "4010" as never })).rejects.toThrow(
+      "port: expected a port number (0-65535), got '4010'",
+    );
   });
 });
 

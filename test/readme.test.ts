@@ -24,19 +24,32 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerOptions } from "../src/options.js";
 import { parseScenarioText } from "../src/scenario/parse.js";
-import { ROOT, codeBlocks, readmeText, splitImports, tsSnippets, type CodeBlock, type SnippetKind } from "./support/readme-snippets.js";
+import {
+  ROOT,
+  codeBlocks,
+  readmeText,
+  splitImports,
+  tsSnippets,
+  type CodeBlock,
+  type SnippetKind,
+} from "./support/readme-snippets.js";
 import { runProcess, type Run } from "./support/run.js";
 
 const root = fileURLToPath(ROOT);
 /** The CLI as package.json's "bin" names it (what npm links into node_modules/.bin). */
-const CLI = join(root, (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["openresponses-mock"]);
+const CLI = join(
+  root,
+  (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> }).bin[
+    "openresponses-mock"
+  ],
+);
 const readme = readmeText();
 const snippets = tsSnippets(readme);
 /** The harness prints this before the journal of a fragment's server. */
 const MARKER = "@@readme-snippet-journal@@";
 
-
-const run = (command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> => runProcess(command, args, { cwd: options.cwd ?? root, env: options.env });
+const run = (command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> =>
+  runProcess(command, args, { cwd: options.cwd ?? root, env: options.env });
 
 /** A generated file and, for each of its lines, the README line it came from (0: the harness's own). */
 interface Generated {
@@ -49,7 +62,8 @@ interface Generated {
 function generate(snippet: CodeBlock & { kind: SnippetKind }, index: number): Generated {
   const name = `snippet-${String(index).padStart(2, "0")}`;
   const lines = snippet.code.replace(/\n$/, "").split("\n");
-  if (snippet.kind !== "fragment") return { name, text: snippet.code, readmeLines: lines.map((_, i) => snippet.line + i) };
+  if (snippet.kind !== "fragment")
+    return { name, text: snippet.code, readmeLines: lines.map((_, i) => snippet.line + i) };
   const { imports, body, importLines } = splitImports(snippet.code);
   const out: Array<[string, number]> = [
     ...imports.map((l, i): [string, number] => [l, snippet.line + i]),
@@ -63,14 +77,19 @@ function generate(snippet: CodeBlock & { kind: SnippetKind }, index: number): Ge
     ["} finally {", 0],
     ["  await readmeMock.close();", 0],
     ["}", 0],
-    [`process.stdout.write("\\n${MARKER}" + JSON.stringify(readmeMock.requests.map((r) => ({ method: r.method, path: r.path, status: r.status }))) + "\\n");`, 0],
+    [
+      `process.stdout.write("\\n${MARKER}" + JSON.stringify(readmeMock.requests.map((r) => ({ method: r.method, path: r.path, status: r.status }))) + "\\n");`,
+      0,
+    ],
   ];
   return { name, text: out.map(([l]) => l).join("\n") + "\n", readmeLines: out.map(([, n]) => n) };
 }
 
 describe("README code blocks", () => {
   it("spell TypeScript as ```ts, so that each is checked", () => {
-    const unchecked = codeBlocks(readme).filter((b) => /^(typescript|tsx?|jsx?|javascript|mjs|cjs|mts|cts)$/i.test(b.lang) && b.lang !== "ts");
+    const unchecked = codeBlocks(readme).filter(
+      (b) => /^(typescript|tsx?|jsx?|javascript|mjs|cjs|mts|cts)$/i.test(b.lang) && b.lang !== "ts",
+    );
     expect(unchecked.map((b) => `README.md:${b.line} \`\`\`${b.lang}`)).toEqual([]);
   });
 
@@ -98,7 +117,13 @@ describe("README TypeScript snippets", () => {
         include: ["*.ts"],
       }),
     );
-    const tsc = await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json"), "--pretty", "false"]);
+    const tsc = await run(process.execPath, [
+      join(root, "node_modules/typescript/bin/tsc"),
+      "-p",
+      join(dir, "tsconfig.json"),
+      "--pretty",
+      "false",
+    ]);
     // Each error as README.md:LINE (or the generated line, when the harness has it), by snippet.
     for (const l of (tsc.stdout + tsc.stderr).split("\n").filter((l) => l.trim() !== "")) {
       const m = /(snippet-\d+)\.ts\((\d+),(\d+)\): (.*)$/.exec(l);
@@ -108,7 +133,9 @@ describe("README TypeScript snippets", () => {
         continue;
       }
       const line = file.readmeLines[Number(m[2]) - 1];
-      const message = line ? `README.md:${line}:${m[3]}: ${m[4]}` : `${m[1]} (harness) line ${m[2]}: ${m[4]}\n${file.text}`;
+      const message = line
+        ? `README.md:${line}:${m[3]}: ${m[4]}`
+        : `${m[1]} (harness) line ${m[2]}: ${m[4]}\n${file.text}`;
       typeErrors.set(file.name, [...(typeErrors.get(file.name) ?? []), message]);
     }
   }, 300_000);
@@ -132,7 +159,10 @@ describe("README TypeScript snippets", () => {
       return;
     }
     it(`${title}: runs`, async () => {
-      expect([...(typeErrors.get("") ?? []), ...(typeErrors.get(files[index].name) ?? [])].join("\n"), "the snippet must type-check first").toBe("");
+      expect(
+        [...(typeErrors.get("") ?? []), ...(typeErrors.get(files[index].name) ?? [])].join("\n"),
+        "the snippet must type-check first",
+      ).toBe("");
       const js = join(dir, "out", `${files[index].name}.js`);
       const result = await run(process.execPath, snippet.kind === "node-test" ? ["--test", js] : [js], { cwd: dir });
       expect(result.code, `exit code; stderr:\n${result.stderr}\nstdout:\n${result.stdout}`).toBe(0);
@@ -280,7 +310,9 @@ describe("README's reference tables", () => {
 
   it("Headers lists every x-mock-* header the code reads or sends", () => {
     const table = section("Headers");
-    const names = new Set(sources(join(root, "src")).flatMap((f) => readFileSync(f, "utf8").match(/x-mock-[a-z]+(?:-[a-z]+)*/g) ?? []));
+    const names = new Set(
+      sources(join(root, "src")).flatMap((f) => readFileSync(f, "utf8").match(/x-mock-[a-z]+(?:-[a-z]+)*/g) ?? []),
+    );
     expect(names.size).toBeGreaterThan(8);
     for (const name of names) expect(table, name).toContain(`| \`${name}\` |`);
   });
@@ -294,7 +326,11 @@ describe("README's reference tables", () => {
     const flagsOf = async (command: string) => {
       const help = await run(process.execPath, [CLI, command, "--help"]);
       expect(help.code).toBe(0);
-      return new Set([...help.stdout.matchAll(/^\s+(--[a-z-]+)/gm)].map((m) => m[1]).filter((f) => f !== "--help" && f !== "--version"));
+      return new Set(
+        [...help.stdout.matchAll(/^\s+(--[a-z-]+)/gm)]
+          .map((m) => m[1])
+          .filter((f) => f !== "--help" && f !== "--version"),
+      );
     };
     const serve = await flagsOf("serve");
     const proxy = await flagsOf("proxy");
@@ -302,19 +338,23 @@ describe("README's reference tables", () => {
     const proxyOnly = [...proxy].filter((f) => !serve.has(f));
     expect(proxyOnly).toContain("--upstream");
     const table = section("Options");
-    for (const flag of [...serve, ...proxy]) expect(table, flag).toMatch(new RegExp(`\`(?:${flag}|--no-${flag.slice(2)})[\` ]`));
+    for (const flag of [...serve, ...proxy])
+      expect(table, flag).toMatch(new RegExp(`\`(?:${flag}|--no-${flag.slice(2)})[\` ]`));
     const rows = table.split("\n").filter((l) => l.startsWith("| `--"));
     for (const row of rows) {
       const named = [...row.split(" | ")[0].matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
       // A row marked (`proxy`) names proxy-only flags; the others, serve's.
       const known = row.split(" | ")[0].includes("(`proxy`)") ? new Set(proxyOnly) : serve;
-      for (const flag of named) expect(known.has(flag) || known.has(flag.replace(/^--no-/, "--")), `${flag} in: ${row}`).toBe(true);
+      for (const flag of named)
+        expect(known.has(flag) || known.has(flag.replace(/^--no-/, "--")), `${flag} in: ${row}`).toBe(true);
     }
   });
 });
 
 describe("README's scenario examples", () => {
-  const scenarios = codeBlocks(readme).filter((b) => b.lang === "json" && /"name"/.test(b.code) && /"(?:turns|generate)"/.test(b.code));
+  const scenarios = codeBlocks(readme).filter(
+    (b) => b.lang === "json" && /"name"/.test(b.code) && /"(?:turns|generate)"/.test(b.code),
+  );
 
   it("are there", () => {
     expect(scenarios.length).toBeGreaterThan(1);

@@ -3,7 +3,8 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { startMockServer } from "../src/index.js";
 
-const handles = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap" || r === "TCPSocketWrap" || r === "Timeout");
+const handles = () =>
+  process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap" || r === "TCPSocketWrap" || r === "Timeout");
 
 describe("startMockServer", () => {
   it("listens on 127.0.0.1 with a free port and reports url and baseURL", async () => {

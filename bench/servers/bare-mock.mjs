@@ -39,7 +39,13 @@ function replyOf(body) {
 /** The final response: the template's fields, with this answer's ids, times, text and usage. */
 function responseOf(body, respId, msgId, now, text) {
   const words = text.split(" ").length;
-  const message = { type: "message", id: msgId, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
+  const message = {
+    type: "message",
+    id: msgId,
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }],
+  };
   return {
     ...template,
     id: respId,
@@ -74,17 +80,38 @@ function framesOf(body, respId, msgId, now) {
   let first = true;
   for (const e of events) {
     const type = e.type;
-    if (type === "response.created" || type === "response.in_progress") send({ type, sequence_number: 0, response: inProgress });
+    if (type === "response.created" || type === "response.in_progress")
+      send({ type, sequence_number: 0, response: inProgress });
     else if (type === "response.completed") send({ type, sequence_number: 0, response: final });
-    else if (type === "response.output_item.added") send({ type, sequence_number: 0, output_index: 0, item: { ...item, status: "in_progress", content: [] } });
+    else if (type === "response.output_item.added")
+      send({ type, sequence_number: 0, output_index: 0, item: { ...item, status: "in_progress", content: [] } });
     else if (type === "response.output_item.done") send({ type, sequence_number: 0, output_index: 0, item });
-    else if (type === "response.content_part.added") send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, part: { ...part, text: "" } });
-    else if (type === "response.content_part.done") send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, part });
-    else if (type === "response.output_text.done") send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, text, logprobs: [] });
+    else if (type === "response.content_part.added")
+      send({
+        type,
+        sequence_number: 0,
+        item_id: msgId,
+        output_index: 0,
+        content_index: 0,
+        part: { ...part, text: "" },
+      });
+    else if (type === "response.content_part.done")
+      send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, part });
+    else if (type === "response.output_text.done")
+      send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, text, logprobs: [] });
     else if (type === "response.output_text.delta") {
       const delta = first ? lead + e.delta : e.delta;
       first = false;
-      send({ type, sequence_number: 0, item_id: msgId, output_index: 0, content_index: 0, delta, logprobs: [], obfuscation: e.obfuscation });
+      send({
+        type,
+        sequence_number: 0,
+        item_id: msgId,
+        output_index: 0,
+        content_index: 0,
+        delta,
+        logprobs: [],
+        obfuscation: e.obfuscation,
+      });
     } else send({ ...e });
   }
   return out + "data: [DONE]\n\n";
@@ -99,7 +126,9 @@ const server = createServer((req, res) => {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     } catch {
       res.writeHead(400, { "content-type": "application/json" });
-      return res.end('{"error":{"type":"invalid_request_error","code":"invalid_json","param":null,"message":"bad JSON"}}');
+      return res.end(
+        '{"error":{"type":"invalid_request_error","code":"invalid_json","param":null,"message":"bad JSON"}}',
+      );
     }
     const now = Math.floor(Date.now() / 1000);
     const respId = id("resp_");

@@ -55,8 +55,9 @@ function serve() {
     const last = heap.pop();
     if (heap.length > 0) {
       heap[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1, r = l + 1;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < heap.length && less(heap[l], heap[m])) m = l;
         if (r < heap.length && less(heap[r], heap[m])) m = r;

@@ -12,7 +12,12 @@ const answer = readFileSync(process.argv[2], "utf8");
 let serial = 0;
 const server = createServer((req, res) => {
   readJsonBody(req, 32 * 1024 * 1024).then(
-    () => sendJson(res, 200, answer, { "x-mock-scenario": "default", "x-request-id": `req_${(++serial).toString(16).padStart(32, "0")}`, "openai-processing-ms": "0" }),
+    () =>
+      sendJson(res, 200, answer, {
+        "x-mock-scenario": "default",
+        "x-request-id": `req_${(++serial).toString(16).padStart(32, "0")}`,
+        "openai-processing-ms": "0",
+      }),
     () => sendJson(res, 400, "{}"),
   );
 });

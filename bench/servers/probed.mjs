@@ -10,7 +10,8 @@ let held = 0;
 setInterval(() => {
   const now = performance.now();
   held = Math.max(held, now - last - 1);
-  if (process.env.PROBE_LOG && now - last - 1 > Number(process.env.PROBE_LOG)) console.error(`probe: held ${(now - last - 1).toFixed(1)} ms at ${now.toFixed(0)}`);
+  if (process.env.PROBE_LOG && now - last - 1 > Number(process.env.PROBE_LOG))
+    console.error(`probe: held ${(now - last - 1).toFixed(1)} ms at ${now.toFixed(0)}`);
   last = now;
 }, 1);
 createInterface({ input: process.stdin }).on("line", (line) => {

@@ -25,7 +25,10 @@ export interface BatteryRequest {
   raw?: string;
   stream: boolean;
   /** A bad request: it must get a 4xx error object naming `param` (when given). */
-  bad?: { param?: string; /** Why a 2xx answer is allowed too (the spec leaves the field optional). */ answerAllowed?: string };
+  bad?: {
+    param?: string;
+    /** Why a 2xx answer is allowed too (the spec leaves the field optional). */ answerAllowed?: string;
+  };
 }
 
 /** What came back, as the transport saw it. */
@@ -103,13 +106,23 @@ const WEATHER_TOOL = {
   type: "function",
   name: "get_weather",
   description: "The current weather in a city.",
-  parameters: { type: "object", properties: { city: { type: "string", description: "The city name" } }, required: ["city"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string", description: "The city name" } },
+    required: ["city"],
+    additionalProperties: false,
+  },
 };
 const TIME_TOOL = {
   type: "function",
   name: "get_time",
   description: "The current local time in a city.",
-  parameters: { type: "object", properties: { city: { type: "string", description: "The city name" } }, required: ["city"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string", description: "The city name" } },
+    required: ["city"],
+    additionalProperties: false,
+  },
 };
 const ANSWER_SCHEMA = {
   type: "object",
@@ -121,13 +134,15 @@ const ANSWER_SCHEMA = {
 // ---------------------------------------------------------------- helpers
 
 /** One request, then done. */
-const once = (make: (model: string) => BatteryRequest) => (model: string, done: readonly Exchange[]) => (done.length === 0 ? make(model) : undefined);
+const once = (make: (model: string) => BatteryRequest) => (model: string, done: readonly Exchange[]) =>
+  done.length === 0 ? make(model) : undefined;
 
 const outputOf = (ex: Exchange | undefined): Record<string, unknown>[] => {
   const output = ex?.verdict?.response?.output;
   return Array.isArray(output) ? output.filter(isObject) : [];
 };
-const responseStatus = (ex: Exchange | undefined) => (typeof ex?.verdict?.response?.status === "string" ? (ex.verdict.response.status as string) : undefined);
+const responseStatus = (ex: Exchange | undefined) =>
+  typeof ex?.verdict?.response?.status === "string" ? (ex.verdict.response.status as string) : undefined;
 const calls = (ex: Exchange | undefined) => outputOf(ex).filter((i) => i.type === "function_call");
 const violation = (rule: Violation["rule"], message: string, path = "$"): Violation => ({ rule, message, path });
 
@@ -154,18 +169,45 @@ function callViolations(ex: Exchange): Violation[] {
   const ids = new Set<unknown>();
   calls(ex).forEach((call) => {
     const at = `$.output[${outputOf(ex).indexOf(call)}]`;
-    if (ids.has(call.call_id)) out.push(violation("behaviour.tool-choice", `two function calls share \`call_id\` ${show(call.call_id)}`, `${at}.call_id`));
+    if (ids.has(call.call_id))
+      out.push(
+        violation(
+          "behaviour.tool-choice",
+          `two function calls share \`call_id\` ${show(call.call_id)}`,
+          `${at}.call_id`,
+        ),
+      );
     ids.add(call.call_id);
     if (typeof call.arguments !== "string") return;
     let args: unknown;
     try {
       args = JSON.parse(call.arguments);
     } catch {
-      out.push(violation("behaviour.tool-choice", `\`arguments\` of ${show(call.name)} is not JSON: ${show(call.arguments)}`, `${at}.arguments`));
+      out.push(
+        violation(
+          "behaviour.tool-choice",
+          `\`arguments\` of ${show(call.name)} is not JSON: ${show(call.arguments)}`,
+          `${at}.arguments`,
+        ),
+      );
       return;
     }
-    if (!isObject(args)) out.push(violation("behaviour.tool-choice", `\`arguments\` of ${show(call.name)} is ${show(args)}, not a JSON object`, `${at}.arguments`));
-    else if (typeof args.city !== "string") out.push(violation("behaviour.tool-choice", `\`arguments\` of ${show(call.name)} lack the required parameter \`city\`: ${show(call.arguments)}`, `${at}.arguments`));
+    if (!isObject(args))
+      out.push(
+        violation(
+          "behaviour.tool-choice",
+          `\`arguments\` of ${show(call.name)} is ${show(args)}, not a JSON object`,
+          `${at}.arguments`,
+        ),
+      );
+    else if (typeof args.city !== "string")
+      out.push(
+        violation(
+          "behaviour.tool-choice",
+          `\`arguments\` of ${show(call.name)} lack the required parameter \`city\`: ${show(call.arguments)}`,
+          `${at}.arguments`,
+        ),
+      );
   });
   return out;
 }
@@ -197,21 +239,45 @@ export const BATTERY: readonly BatteryCheck[] = [
   {
     name: "instructions",
     title: "instructions, echoed",
-    next: once((model) => ({ stream: false, body: { model, instructions: "Answer in one short sentence.", input: "What is the capital of France?" } })),
+    next: once((model) => ({
+      stream: false,
+      body: { model, instructions: "Answer in one short sentence.", input: "What is the capital of France?" },
+    })),
   },
   {
     name: "function-tool",
     title: "a forced function call, streamed",
     next: once((model) => ({
       stream: true,
-      body: { model, input: "What is the weather in Paris?", tools: [WEATHER_TOOL], tool_choice: { type: "function", name: "get_weather" }, stream: true },
+      body: {
+        model,
+        input: "What is the weather in Paris?",
+        tools: [WEATHER_TOOL],
+        tool_choice: { type: "function", name: "get_weather" },
+        stream: true,
+      },
     })),
     judge([ex]) {
       if (responseStatus(ex) !== "completed") return {};
       const found = calls(ex);
-      if (found.length === 0) return { violations: [violation("behaviour.tool-choice", "`tool_choice` named get_weather, but the response has no function_call", "$.output")] };
+      if (found.length === 0)
+        return {
+          violations: [
+            violation(
+              "behaviour.tool-choice",
+              "`tool_choice` named get_weather, but the response has no function_call",
+              "$.output",
+            ),
+          ],
+        };
       const other = found.filter((c) => c.name !== "get_weather");
-      const out = other.map((c) => violation("behaviour.tool-choice", `\`tool_choice\` named get_weather, but the response calls ${show(c.name)}`, `$.output[${outputOf(ex).indexOf(c)}].name`));
+      const out = other.map((c) =>
+        violation(
+          "behaviour.tool-choice",
+          `\`tool_choice\` named get_weather, but the response calls ${show(c.name)}`,
+          `$.output[${outputOf(ex).indexOf(c)}].name`,
+        ),
+      );
       return { violations: [...out, ...callViolations(ex)] };
     },
   },
@@ -220,14 +286,31 @@ export const BATTERY: readonly BatteryCheck[] = [
     title: "parallel function calls (tool_choice required), streamed",
     next: once((model) => ({
       stream: true,
-      body: { model, input: "What is the weather in Paris, and what time is it in Tokyo?", tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: "required", parallel_tool_calls: true, stream: true },
+      body: {
+        model,
+        input: "What is the weather in Paris, and what time is it in Tokyo?",
+        tools: [WEATHER_TOOL, TIME_TOOL],
+        tool_choice: "required",
+        parallel_tool_calls: true,
+        stream: true,
+      },
     })),
     judge([ex]) {
       if (responseStatus(ex) !== "completed") return {};
       const found = calls(ex);
-      if (found.length === 0) return { violations: [violation("behaviour.tool-choice", '`tool_choice` is "required", but the response has no function_call', "$.output")] };
+      if (found.length === 0)
+        return {
+          violations: [
+            violation(
+              "behaviour.tool-choice",
+              '`tool_choice` is "required", but the response has no function_call',
+              "$.output",
+            ),
+          ],
+        };
       const violations = callViolations(ex);
-      if (found.length === 1) return { violations, skipped: "the server made one call; parallel calls are allowed, not required" };
+      if (found.length === 1)
+        return { violations, skipped: "the server made one call; parallel calls are allowed, not required" };
       return { violations, note: `${found.length} calls: ${found.map((c) => String(c.name)).join(", ")}` };
     },
   },
@@ -251,7 +334,8 @@ export const BATTERY: readonly BatteryCheck[] = [
     name: "previous-response-id",
     title: "previous_response_id continues a stored response",
     next(model, done) {
-      if (done.length === 0) return { stream: false, body: { model, input: "Remember the code word: cobalt. Reply with OK.", store: true } };
+      if (done.length === 0)
+        return { stream: false, body: { model, input: "Remember the code word: cobalt. Reply with OK.", store: true } };
       if (done.length === 1) {
         const id = done[0].verdict?.response?.id;
         if (done[0].verdict?.kind !== "response" || typeof id !== "string") return undefined;
@@ -262,11 +346,24 @@ export const BATTERY: readonly BatteryCheck[] = [
     judge(done) {
       const [first, second] = done;
       if (first.verdict?.kind !== "response") return {};
-      if (typeof first.verdict.response?.id !== "string") return { violations: [violation("behaviour.previous-response", "the first response has no `id` to continue from", "$.id")] };
+      if (typeof first.verdict.response?.id !== "string")
+        return {
+          violations: [
+            violation("behaviour.previous-response", "the first response has no `id` to continue from", "$.id"),
+          ],
+        };
       if (!second) return {};
       if (second.verdict?.kind === "error") {
         const error = second.verdict.error;
-        return { violations: [violation("behaviour.previous-response", `the server refused \`previous_response_id\` of a response stored with \`store: true\` (${show(error?.code ?? error?.message)})`, "$.error")] };
+        return {
+          violations: [
+            violation(
+              "behaviour.previous-response",
+              `the server refused \`previous_response_id\` of a response stored with \`store: true\` (${show(error?.code ?? error?.message)})`,
+              "$.error",
+            ),
+          ],
+        };
       }
       return {};
     },
@@ -285,16 +382,33 @@ export const BATTERY: readonly BatteryCheck[] = [
     judge([ex]) {
       if (responseStatus(ex) !== "completed") return {};
       const { text, refused, messages } = outputText(ex);
-      if (messages === 0) return { violations: [violation("behaviour.json-schema", "the response has no message with the JSON answer", "$.output")] };
+      if (messages === 0)
+        return {
+          violations: [
+            violation("behaviour.json-schema", "the response has no message with the JSON answer", "$.output"),
+          ],
+        };
       if (refused && text === "") return { skipped: "the model refused" };
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
-        return { violations: [violation("behaviour.json-schema", `the output text is not JSON: ${show(text)}`, "$.output")] };
+        return {
+          violations: [violation("behaviour.json-schema", `the output text is not JSON: ${show(text)}`, "$.output")],
+        };
       }
       const faults = answerSchemaFaults(value);
-      return faults.length > 0 ? { violations: [violation("behaviour.json-schema", `the output JSON does not fit the strict schema: ${faults.join("; ")}`, "$.output")] } : {};
+      return faults.length > 0
+        ? {
+            violations: [
+              violation(
+                "behaviour.json-schema",
+                `the output JSON does not fit the strict schema: ${faults.join("; ")}`,
+                "$.output",
+              ),
+            ],
+          }
+        : {};
     },
   },
   {
@@ -302,7 +416,12 @@ export const BATTERY: readonly BatteryCheck[] = [
     title: "max_output_tokens cuts the answer, streamed",
     next: once((model) => ({
       stream: true,
-      body: { model, input: "Write a long story about a lighthouse keeper, at least five paragraphs.", max_output_tokens: 16, stream: true },
+      body: {
+        model,
+        input: "Write a long story about a lighthouse keeper, at least five paragraphs.",
+        max_output_tokens: 16,
+        stream: true,
+      },
     })),
     judge([ex]) {
       const status = responseStatus(ex);
@@ -315,7 +434,15 @@ export const BATTERY: readonly BatteryCheck[] = [
       const usage = isObject(response?.usage) ? response.usage : undefined;
       const used = typeof usage?.output_tokens === "number" ? usage.output_tokens : undefined;
       if (used !== undefined && used > 16) {
-        return { violations: [violation("behaviour.max-output-tokens", `the response is completed with ${used} output tokens, over \`max_output_tokens\` 16: it must stop and end incomplete`, "$.usage.output_tokens")] };
+        return {
+          violations: [
+            violation(
+              "behaviour.max-output-tokens",
+              `the response is completed with ${used} output tokens, over \`max_output_tokens\` 16: it must stop and end incomplete`,
+              "$.usage.output_tokens",
+            ),
+          ],
+        };
       }
       return { skipped: `the answer fit in the budget (${used ?? "?"} output tokens), so nothing was cut` };
     },
@@ -323,18 +450,34 @@ export const BATTERY: readonly BatteryCheck[] = [
   {
     name: "reasoning",
     title: "reasoning, streamed",
-    next: once((model) => ({ stream: true, body: { model, input: "Think it through: what is 17 times 23?", reasoning: { effort: "low", summary: "auto" }, stream: true } })),
+    next: once((model) => ({
+      stream: true,
+      body: {
+        model,
+        input: "Think it through: what is 17 times 23?",
+        reasoning: { effort: "low", summary: "auto" },
+        stream: true,
+      },
+    })),
     judge([ex]) {
       if (responseStatus(ex) !== "completed" && responseStatus(ex) !== "incomplete") return {};
       const items = outputOf(ex).filter((i) => i.type === "reasoning");
-      if (items.length === 0) return { skipped: "the server sent no reasoning item (reasoning is the model's to give)" };
+      if (items.length === 0)
+        return { skipped: "the server sent no reasoning item (reasoning is the model's to give)" };
       return { note: `${items.length} reasoning item(s)` };
     },
   },
   {
     name: "bad-missing-model",
     title: "a request without model",
-    next: once(() => ({ stream: false, body: { input: "Say hello." }, bad: { param: "model", answerAllowed: "the server applied a default model, which the spec allows (model is optional in openapi.json)" } })),
+    next: once(() => ({
+      stream: false,
+      body: { input: "Say hello." },
+      bad: {
+        param: "model",
+        answerAllowed: "the server applied a default model, which the spec allows (model is optional in openapi.json)",
+      },
+    })),
   },
   {
     name: "bad-input-type",
@@ -344,12 +487,20 @@ export const BATTERY: readonly BatteryCheck[] = [
   {
     name: "bad-tool-choice",
     title: "a tool_choice that is not one",
-    next: once((model) => ({ stream: false, body: { model, input: "Say hello.", tool_choice: "sometimes" }, bad: { param: "tool_choice" } })),
+    next: once((model) => ({
+      stream: false,
+      body: { model, input: "Say hello.", tool_choice: "sometimes" },
+      bad: { param: "tool_choice" },
+    })),
   },
   {
     name: "bad-max-output-tokens",
     title: "max_output_tokens below its minimum (16)",
-    next: once((model) => ({ stream: false, body: { model, input: "Say hello.", max_output_tokens: 1 }, bad: { param: "max_output_tokens" } })),
+    next: once((model) => ({
+      stream: false,
+      body: { model, input: "Say hello.", max_output_tokens: 1 },
+      bad: { param: "max_output_tokens" },
+    })),
   },
   {
     name: "bad-json",
@@ -363,13 +514,23 @@ export const BATTERY_NAMES: readonly string[] = BATTERY.map((c) => c.name);
 // ---------------------------------------------------------------- judging one answer
 
 /** The checker's verdict on one answer, with what the request expected. */
-export function judgeAnswer(request: BatteryRequest, answer: RawAnswer, dialect: CheckDialect): { verdict?: Verdict; violations: Violation[]; note?: string } {
+export function judgeAnswer(
+  request: BatteryRequest,
+  answer: RawAnswer,
+  dialect: CheckDialect,
+): { verdict?: Verdict; violations: Violation[]; note?: string } {
   const extra: Violation[] = [];
   if (answer.status === undefined) {
     return { violations: [violation("http.unreachable", `no answer: ${answer.failure ?? "the connection failed"}`)] };
   }
   if (answer.failure) extra.push(violation("http.unreachable", `the answer was cut short: ${answer.failure}`));
-  const input = { request: request.body ?? request.raw, status: answer.status, contentType: answer.contentType, body: answer.body, dialect };
+  const input = {
+    request: request.body ?? request.raw,
+    status: answer.status,
+    contentType: answer.contentType,
+    body: answer.body,
+    dialect,
+  };
   if (request.bad) {
     const what = request.raw !== undefined ? "a body that is not JSON" : `a bad \`${request.bad.param ?? "body"}\``;
     if (answer.status >= 400 && answer.status < 500) {
@@ -378,18 +539,39 @@ export function judgeAnswer(request: BatteryRequest, answer: RawAnswer, dialect:
     }
     if (answer.status >= 500) {
       const verdict = checkErrorBody({ ...input, param: request.bad.param });
-      return { verdict, violations: [violation("http.status", `${what} got status ${answer.status}: it is the caller's fault, so a 4xx`), ...verdict.violations, ...extra] };
+      return {
+        verdict,
+        violations: [
+          violation("http.status", `${what} got status ${answer.status}: it is the caller's fault, so a 4xx`),
+          ...verdict.violations,
+          ...extra,
+        ],
+      };
     }
     const verdict = checkAnswer({ ...input, stream: request.stream });
-    if (request.bad.answerAllowed && answer.status === 200) return { verdict, violations: [...verdict.violations, ...extra], note: request.bad.answerAllowed };
-    return { verdict, violations: [violation("http.status", `${what} got status ${answer.status}; it must be refused with a 4xx error object`), ...verdict.violations, ...extra] };
+    if (request.bad.answerAllowed && answer.status === 200)
+      return { verdict, violations: [...verdict.violations, ...extra], note: request.bad.answerAllowed };
+    return {
+      verdict,
+      violations: [
+        violation("http.status", `${what} got status ${answer.status}; it must be refused with a 4xx error object`),
+        ...verdict.violations,
+        ...extra,
+      ],
+    };
   }
   const verdict = checkAnswer({ ...input, stream: request.stream });
   if (answer.status >= 400) {
     const error = verdict.error;
-    const aboutModel = error && (error.param === "model" || (typeof error.code === "string" && error.code.includes("model")));
+    const aboutModel =
+      error && (error.param === "model" || (typeof error.code === "string" && error.code.includes("model")));
     const detail = error ? ` (${show(error.code ?? error.type)}: ${show(error.message, 120)})` : "";
-    const hint = answer.status === 401 ? "; if the server wants a key, pass it with --api-key" : aboutModel ? `; if the server does not know the model ${show(input.request && (input.request as { model?: unknown }).model)}, pass one it serves with --model` : "";
+    const hint =
+      answer.status === 401
+        ? "; if the server wants a key, pass it with --api-key"
+        : aboutModel
+          ? `; if the server does not know the model ${show(input.request && (input.request as { model?: unknown }).model)}, pass one it serves with --model`
+          : "";
     extra.unshift(violation("http.status", `a valid request got status ${answer.status}${detail}${hint}`));
   }
   return { verdict, violations: [...extra, ...verdict.violations] };
@@ -409,7 +591,8 @@ export interface RunOptions {
 
 /** Runs the battery through `send`. Stops at once if the first request gets no answer at all. */
 export async function runBattery(options: RunOptions): Promise<BatteryReport> {
-  const checks = options.only && options.only.length > 0 ? BATTERY.filter((c) => options.only!.includes(c.name)) : BATTERY;
+  const checks =
+    options.only && options.only.length > 0 ? BATTERY.filter((c) => options.only!.includes(c.name)) : BATTERY;
   const results: CheckResult[] = [];
   let unreachable: string | undefined;
   outer: for (const check of checks) {
@@ -431,7 +614,8 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
       done.push({ request, answer, verdict: judged.verdict });
       if (answer.status === undefined) break;
     }
-    const judged = check.judge && done.every((ex) => ex.answer.status !== undefined) && done.length > 0 ? check.judge(done) : {};
+    const judged =
+      check.judge && done.every((ex) => ex.answer.status !== undefined) && done.length > 0 ? check.judge(done) : {};
     const failed = judged.skipped ? undefined : failedResponse(done);
     const judgement: Judgement = failed ? { ...judged, skipped: failed } : judged;
     violations.push(...(judgement.violations ?? []).map((v) => ({ ...v, request: done.length - 1 })));
@@ -441,7 +625,9 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
       name: check.name,
       title: check.title,
       outcome: faulty ? "fail" : judgement.skipped ? "skipped" : "pass",
-      ...(judgement.skipped || notes.length > 0 ? { note: [judgement.skipped, ...notes].filter(Boolean).join("; ") } : {}),
+      ...(judgement.skipped || notes.length > 0
+        ? { note: [judgement.skipped, ...notes].filter(Boolean).join("; ") }
+        : {}),
       requests: done.map(summarise),
       violations,
       suppressed,
@@ -450,8 +636,20 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
     options.onResult?.(result);
   }
   const count = (o: CheckResult["outcome"]) => results.filter((r) => r.outcome === o).length;
-  const summary = { passed: count("pass"), failed: count("fail"), skipped: count("skipped"), violations: results.reduce((n, r) => n + r.violations.length + r.suppressed, 0) };
-  return { dialect: options.dialect, model: options.model, ok: !unreachable && summary.failed === 0, ...(unreachable ? { unreachable } : {}), results, summary };
+  const summary = {
+    passed: count("pass"),
+    failed: count("fail"),
+    skipped: count("skipped"),
+    violations: results.reduce((n, r) => n + r.violations.length + r.suppressed, 0),
+  };
+  return {
+    dialect: options.dialect,
+    model: options.model,
+    ok: !unreachable && summary.failed === 0,
+    ...(unreachable ? { unreachable } : {}),
+    results,
+    summary,
+  };
 }
 
 /**

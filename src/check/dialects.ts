@@ -40,7 +40,10 @@ export const DIALECT_RULES: Record<CheckDialect, DialectRules> = {
     done: true,
     reasoningDelta: "response.reasoning.delta",
     reasoningDone: "response.reasoning.done",
-    foreignReasoning: { "response.reasoning_text.delta": "response.reasoning.delta", "response.reasoning_text.done": "response.reasoning.done" },
+    foreignReasoning: {
+      "response.reasoning_text.delta": "response.reasoning.delta",
+      "response.reasoning_text.done": "response.reasoning.done",
+    },
     errorTypes: ["invalid_request", "not_found", "too_many_requests", "server_error", "model_error"],
     jsonSchemaEcho: "null",
     efforts: SPEC_EFFORTS,
@@ -53,7 +56,10 @@ export const DIALECT_RULES: Record<CheckDialect, DialectRules> = {
     done: false,
     reasoningDelta: "response.reasoning_text.delta",
     reasoningDone: "response.reasoning_text.done",
-    foreignReasoning: { "response.reasoning.delta": "response.reasoning_text.delta", "response.reasoning.done": "response.reasoning_text.done" },
+    foreignReasoning: {
+      "response.reasoning.delta": "response.reasoning_text.delta",
+      "response.reasoning.done": "response.reasoning_text.done",
+    },
     errorTypes: undefined,
     jsonSchemaEcho: "object",
     efforts: [...SPEC_EFFORTS, "minimal"],
@@ -67,4 +73,5 @@ export function dialectRules(name: CheckDialect = "open-responses"): DialectRule
   return DIALECT_RULES[name];
 }
 
-export const isCheckDialect = (name: unknown): name is CheckDialect => (CHECK_DIALECTS as readonly unknown[]).includes(name);
+export const isCheckDialect = (name: unknown): name is CheckDialect =>
+  (CHECK_DIALECTS as readonly unknown[]).includes(name);

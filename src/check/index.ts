@@ -15,11 +15,30 @@
  * checks the other.
  */
 export { RULES, ViolationList, jsonPath, type RuleId, type Violation, type ViolationLimits } from "./rules.js";
-export { CHECK_DIALECTS, DIALECT_RULES, dialectRules, isCheckDialect, type CheckDialect, type DialectRules } from "./dialects.js";
+export {
+  CHECK_DIALECTS,
+  DIALECT_RULES,
+  dialectRules,
+  isCheckDialect,
+  type CheckDialect,
+  type DialectRules,
+} from "./dialects.js";
 export { SseDecoder, decodeSse, type SseFrame } from "./sse.js";
 export { StreamChecker, checkStream, mediaType, type StreamCheckOptions, type StreamVerdict } from "./stream.js";
 export { checkAnswer, checkErrorBody, checkResponseBody, type AnswerInput, type Verdict } from "./http.js";
 export { responseViolations, usageViolations } from "./response.js";
 export { echoViolations, jsonEqual } from "./echo.js";
-export { BATTERY, BATTERY_NAMES, judgeAnswer, runBattery, type BatteryReport, type BatteryRequest, type CheckResult, type CheckViolation, type RawAnswer, type RunOptions, type Send } from "./battery.js";
+export {
+  BATTERY,
+  BATTERY_NAMES,
+  judgeAnswer,
+  runBattery,
+  type BatteryReport,
+  type BatteryRequest,
+  type CheckResult,
+  type CheckViolation,
+  type RawAnswer,
+  type RunOptions,
+  type Send,
+} from "./battery.js";
 export { formatReport, jsonReport, type TextReportOptions } from "./report.js";

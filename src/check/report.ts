@@ -31,7 +31,9 @@ function answers(result: CheckResult): string {
 }
 
 /** Folds the same fault on several events into one entry. */
-function grouped(violations: readonly CheckViolation[]): { v: CheckViolation; events: { index: number; type?: string }[] }[] {
+function grouped(
+  violations: readonly CheckViolation[],
+): { v: CheckViolation; events: { index: number; type?: string }[] }[] {
   const out: { v: CheckViolation; events: { index: number; type?: string }[] }[] = [];
   const byKey = new Map<string, (typeof out)[number]>();
   for (const v of violations) {
@@ -48,7 +50,10 @@ function grouped(violations: readonly CheckViolation[]): { v: CheckViolation; ev
   return out;
 }
 
-function where(entry: { v: CheckViolation; events: { index: number; type?: string }[] }, multiRequest: boolean): string {
+function where(
+  entry: { v: CheckViolation; events: { index: number; type?: string }[] },
+  multiRequest: boolean,
+): string {
   const parts: string[] = [];
   if (multiRequest) parts.push(`request ${entry.v.request + 1}`);
   if (entry.events.length === 1) {
@@ -56,7 +61,10 @@ function where(entry: { v: CheckViolation; events: { index: number; type?: strin
     parts.push(`event ${e.index}${e.type ? ` (${e.type})` : ""}`);
   } else if (entry.events.length > 1) {
     const types = [...new Set(entry.events.map((e) => e.type).filter(Boolean))];
-    const shown = entry.events.slice(0, 8).map((e) => e.index).join(", ");
+    const shown = entry.events
+      .slice(0, 8)
+      .map((e) => e.index)
+      .join(", ");
     const more = entry.events.length > 8 ? `, … (${entry.events.length} events)` : "";
     const typeList = types.length > 4 ? `${types.slice(0, 4).join(", ")}, …` : types.join(", ");
     parts.push(`events ${shown}${more}${types.length > 0 ? ` (${typeList})` : ""}`);
@@ -89,7 +97,9 @@ export function formatReport(report: BatteryReport, options: TextReportOptions):
   }
   const s = report.summary;
   lines.push("");
-  lines.push(`${report.results.length} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (not exercised); ${s.violations} violation(s)`);
+  lines.push(
+    `${report.results.length} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (not exercised); ${s.violations} violation(s)`,
+  );
   const rules = [...new Set(report.results.flatMap((r) => r.violations.map((v) => v.rule)))];
   if (rules.length > 0) {
     lines.push("");

@@ -16,24 +16,30 @@ export const RULES = {
   schema: "Every event and object validates against its schema in openapi.json (required keys, types, enums).",
   "event.type": "Each event type is one the spec (or the dialect) defines, or a vendor type slug:name.",
   "sequence-number": "Every event has an integer sequence_number, 0 first, then +1 per event.",
-  "stream.order": "response.created first, [response.queued], response.in_progress, the items, then one terminal event.",
+  "stream.order":
+    "response.created first, [response.queued], response.in_progress, the items, then one terminal event.",
   "stream.terminal": "Exactly one terminal event (response.completed, response.incomplete or response.failed), last.",
   "stream.error": "An error event is followed by response.failed.",
   "response.status": "Each snapshot's status fits its event, and is one the spec uses.",
   "response.stable": "id, created_at and model are the same in every snapshot of a stream.",
-  "response.terminal": "completed: completed_at and usage set, no error; incomplete: incomplete_details.reason; failed: error set.",
+  "response.terminal":
+    "completed: completed_at and usage set, no error; incomplete: incomplete_details.reason; failed: error set.",
   "item.order": "output_item.added at the next output_index, one item at a time; item events name the open item.",
-  "item.added": "The item in output_item.added is in_progress and empty (content [], arguments \"\", summary []).",
-  "item.done": "Every item gets output_item.done with status completed or incomplete, its id, type, name and call_id, and the streamed content.",
-  "item.status": "In a finished response no item is in_progress; an incomplete item is last and the response is incomplete.",
-  "part.order": "content_part.added, the deltas, the .done event, content_part.done: at the next index, one part at a time, of the part's kind.",
+  "item.added": 'The item in output_item.added is in_progress and empty (content [], arguments "", summary []).',
+  "item.done":
+    "Every item gets output_item.done with status completed or incomplete, its id, type, name and call_id, and the streamed content.",
+  "item.status":
+    "In a finished response no item is in_progress; an incomplete item is last and the response is incomplete.",
+  "part.order":
+    "content_part.added, the deltas, the .done event, content_part.done: at the next index, one part at a time, of the part's kind.",
   "part.added": "A content part opens empty.",
   "text.done": "The deltas joined equal the .done text, which equals the part in content_part.done.",
   fold: "The fold of the stream's events equals the terminal snapshot's output.",
   echo: "The response echoes the request's fields (model, instructions, tools, tool_choice, text, sampling, …) or their defaults.",
   usage: "total_tokens = input_tokens + output_tokens; cached ≤ input, reasoning ≤ output; none negative.",
   "error.shape": "An HTTP error body is {error: {type, code, param, message}}.",
-  "error.type": "The error type is one of the dialect's (the spec: invalid_request, not_found, too_many_requests, server_error, model_error).",
+  "error.type":
+    "The error type is one of the dialect's (the spec: invalid_request, not_found, too_many_requests, server_error, model_error).",
   "error.param": "An error about one parameter names it in param.",
   "behaviour.tool-choice": "tool_choice required, or a named function, is obeyed.",
   "behaviour.max-output-tokens": "max_output_tokens is not exceeded: the response ends incomplete instead.",

@@ -41,9 +41,20 @@ export const ReasoningSummaryEnum = z.enum(["concise", "detailed", "auto"]);
 // ---------------------------------------------------------------- content
 
 export const TopLogProb = z.object({ token: str, logprob: z.number(), bytes: z.array(int) });
-export const LogProb = z.object({ token: str, logprob: z.number(), bytes: z.array(int), top_logprobs: z.array(TopLogProb) });
+export const LogProb = z.object({
+  token: str,
+  logprob: z.number(),
+  bytes: z.array(int),
+  top_logprobs: z.array(TopLogProb),
+});
 /** `Annotation` is a `$ref` to `UrlCitationBody`, its only member. */
-export const UrlCitationBody = z.object({ type: z.literal("url_citation"), url: str, start_index: int, end_index: int, title: str });
+export const UrlCitationBody = z.object({
+  type: z.literal("url_citation"),
+  url: str,
+  start_index: int,
+  end_index: int,
+  title: str,
+});
 
 const InputTextContent = z.object({ type: z.literal("input_text"), text: str });
 const TextContent = z.object({ type: z.literal("text"), text: str });
@@ -51,7 +62,11 @@ const SummaryTextContent = z.object({ type: z.literal("summary_text"), text: str
 const ReasoningTextContent = z.object({ type: z.literal("reasoning_text"), text: str });
 const RefusalContent = z.object({ type: z.literal("refusal"), refusal: str });
 const InputImageContent = z.object({ type: z.literal("input_image"), image_url: nullable(str), detail: ImageDetail });
-const InputFileContent = z.object({ type: z.literal("input_file"), filename: str.optional(), file_url: str.optional() });
+const InputFileContent = z.object({
+  type: z.literal("input_file"),
+  filename: str.optional(),
+  file_url: str.optional(),
+});
 const InputVideoContent = z.object({ type: z.literal("input_video"), video_url: str });
 
 /** OpenAI's `file_citation` (openai dialect): the file a file_search found, cited at `index`. Not a spec type. */
@@ -62,7 +77,12 @@ export const FileCitationBody = z.object({ type: z.literal("file_citation"), fil
  * the spec's `UrlCitationBody`, or in the openai dialect that or a `file_citation`.
  */
 function contentSchemas(Annotation: z.ZodType) {
-  const OutputTextContent = z.object({ type: z.literal("output_text"), text: str, annotations: z.array(Annotation), logprobs: z.array(LogProb).optional() });
+  const OutputTextContent = z.object({
+    type: z.literal("output_text"),
+    text: str,
+    annotations: z.array(Annotation),
+    logprobs: z.array(LogProb).optional(),
+  });
   /** The part union of `ReasoningBody.content/summary` and of the part events (no video). */
   const PART_TABLE = {
     input_text: InputTextContent,
@@ -87,21 +107,44 @@ function contentSchemas(Annotation: z.ZodType) {
     phase: z.enum(["commentary", "final_answer"]).optional(),
   });
   /** `encrypted_content` is a string, not nullable: absent rather than null. Reasoning items have no `status` in the schema. */
-  const ReasoningBody = z.object({ type: z.literal("reasoning"), id: str, summary: z.array(Part), content: z.array(Part).optional(), encrypted_content: str.optional() });
+  const ReasoningBody = z.object({
+    type: z.literal("reasoning"),
+    id: str,
+    summary: z.array(Part),
+    content: z.array(Part).optional(),
+    encrypted_content: str.optional(),
+  });
   return { Part, Message, ReasoningBody };
 }
 
 // ---------------------------------------------------------------- items
 
-const FunctionCall = z.object({ type: z.literal("function_call"), id: str, call_id: str, name: str, arguments: str, status: FunctionCallStatus });
+const FunctionCall = z.object({
+  type: z.literal("function_call"),
+  id: str,
+  call_id: str,
+  name: str,
+  arguments: str,
+  status: FunctionCallStatus,
+});
 const FunctionCallOutput = z.object({
   type: z.literal("function_call_output"),
   id: str,
   call_id: str,
-  output: z.union([str, z.array(tagged("type", { input_text: InputTextContent, input_image: InputImageContent, input_file: InputFileContent }))]),
+  output: z.union([
+    str,
+    z.array(
+      tagged("type", { input_text: InputTextContent, input_image: InputImageContent, input_file: InputFileContent }),
+    ),
+  ]),
   status: FunctionCallOutputStatusEnum,
 });
-const CompactionBody = z.object({ type: z.literal("compaction"), id: str, encrypted_content: str, created_by: str.optional() });
+const CompactionBody = z.object({
+  type: z.literal("compaction"),
+  id: str,
+  encrypted_content: str,
+  created_by: str.optional(),
+});
 
 /** A vendor item (`acme:search_call`): the extension rules ask every item for `id`, `type` and `status`. */
 const VendorItem = z.looseObject({ type: str, id: str, status: str });
@@ -110,13 +153,30 @@ const HostedItem = z.looseObject({ type: str, id: str });
 
 /** OpenAI item types outside the spec, accepted loosely in the openai dialect. */
 export const OPENAI_HOSTED_ITEMS: ReadonlySet<string> = new Set([
-  "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "computer_call", "computer_call_output",
-  "local_shell_call", "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output",
-  "mcp_call", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "custom_tool_call", "custom_tool_call_output", "tool_search_call",
+  "web_search_call",
+  "file_search_call",
+  "code_interpreter_call",
+  "image_generation_call",
+  "computer_call",
+  "computer_call_output",
+  "local_shell_call",
+  "local_shell_call_output",
+  "shell_call",
+  "shell_call_output",
+  "apply_patch_call",
+  "apply_patch_call_output",
+  "mcp_call",
+  "mcp_list_tools",
+  "mcp_approval_request",
+  "mcp_approval_response",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "tool_search_call",
 ]);
 
 /** OpenAI event families outside the spec (hosted tools), accepted loosely in the openai dialect. */
-const OPENAI_HOSTED_EVENT = /^response\.(web_search_call|file_search_call|code_interpreter_call(_code)?|image_generation_call|mcp_call(_arguments)?|mcp_list_tools|custom_tool_call_input|computer_call|shell_call|apply_patch_call)\.[a-z_]+$/;
+const OPENAI_HOSTED_EVENT =
+  /^response\.(web_search_call|file_search_call|code_interpreter_call(_code)?|image_generation_call|mcp_call(_arguments)?|mcp_list_tools|custom_tool_call_input|computer_call|shell_call|apply_patch_call)\.[a-z_]+$/;
 
 export interface Schemas {
   item: z.ZodType;
@@ -131,11 +191,24 @@ export interface Schemas {
 
 /** The schemas for a dialect. */
 export function buildSchemas(rules: DialectRules): Schemas {
-  const itemFallback = (tag: string) => (isVendorType(tag) ? VendorItem : rules.hosted && OPENAI_HOSTED_ITEMS.has(tag) ? HostedItem : undefined);
+  const itemFallback = (tag: string) =>
+    isVendorType(tag) ? VendorItem : rules.hosted && OPENAI_HOSTED_ITEMS.has(tag) ? HostedItem : undefined;
   // OpenAI's file_search cites with file_citation: in the openai dialect an annotation is either.
-  const Annotation = rules.hosted ? tagged("type", { url_citation: UrlCitationBody, file_citation: FileCitationBody }) : UrlCitationBody;
+  const Annotation = rules.hosted
+    ? tagged("type", { url_citation: UrlCitationBody, file_citation: FileCitationBody })
+    : UrlCitationBody;
   const { Part, Message, ReasoningBody } = contentSchemas(Annotation);
-  const Item = tagged("type", { message: Message, function_call: FunctionCall, function_call_output: FunctionCallOutput, reasoning: ReasoningBody, compaction: CompactionBody }, itemFallback);
+  const Item = tagged(
+    "type",
+    {
+      message: Message,
+      function_call: FunctionCall,
+      function_call_output: FunctionCallOutput,
+      reasoning: ReasoningBody,
+      compaction: CompactionBody,
+    },
+    itemFallback,
+  );
 
   // ---- the response object
   const FunctionTool = z.object({
@@ -146,13 +219,26 @@ export function buildSchemas(rules: DialectRules): Schemas {
     strict: nullable(z.boolean()),
   });
   const HostedTool = z.looseObject({ type: str });
-  const Tool = tagged("type", { function: FunctionTool }, (tag) => (rules.hosted || isVendorType(tag) ? HostedTool : undefined));
+  const Tool = tagged("type", { function: FunctionTool }, (tag) =>
+    rules.hosted || isVendorType(tag) ? HostedTool : undefined,
+  );
   const FunctionToolChoice = z.object({ type: z.literal("function"), name: str.optional() });
-  const AllowedToolChoice = z.object({ type: z.literal("allowed_tools"), tools: z.array(FunctionToolChoice), mode: ToolChoiceValueEnum });
-  const ToolChoiceObject = tagged("type", { function: FunctionToolChoice, allowed_tools: AllowedToolChoice }, (tag) => (rules.hosted ? HostedTool : isVendorType(tag) ? HostedTool : undefined));
+  const AllowedToolChoice = z.object({
+    type: z.literal("allowed_tools"),
+    tools: z.array(FunctionToolChoice),
+    mode: ToolChoiceValueEnum,
+  });
+  const ToolChoiceObject = tagged("type", { function: FunctionToolChoice, allowed_tools: AllowedToolChoice }, (tag) =>
+    rules.hosted ? HostedTool : isVendorType(tag) ? HostedTool : undefined,
+  );
   const ToolChoice = z.unknown().superRefine((v, ctx) => {
     if (typeof v === "string") {
-      if (!ToolChoiceValueEnum.options.includes(v as never)) ctx.addIssue({ code: "custom", input: v, message: `\`tool_choice\` must be 'none', 'auto', 'required' or an object, got '${v}'` });
+      if (!ToolChoiceValueEnum.options.includes(v as never))
+        ctx.addIssue({
+          code: "custom",
+          input: v,
+          message: `\`tool_choice\` must be 'none', 'auto', 'required' or an object, got '${v}'`,
+        });
       return;
     }
     const r = ToolChoiceObject.safeParse(v, { reportInput: true });
@@ -167,10 +253,17 @@ export function buildSchemas(rules: DialectRules): Schemas {
     strict: z.boolean(),
   });
   const TextField = z.object({
-    format: tagged("type", { text: z.object({ type: z.literal("text") }), json_object: z.object({ type: z.literal("json_object") }), json_schema: JsonSchemaResponseFormat }),
+    format: tagged("type", {
+      text: z.object({ type: z.literal("text") }),
+      json_object: z.object({ type: z.literal("json_object") }),
+      json_schema: JsonSchemaResponseFormat,
+    }),
     verbosity: VerbosityEnum.optional(),
   });
-  const Reasoning = z.object({ effort: nullable(z.enum(rules.efforts as [string, ...string[]])), summary: nullable(ReasoningSummaryEnum) });
+  const Reasoning = z.object({
+    effort: nullable(z.enum(rules.efforts as [string, ...string[]])),
+    summary: nullable(ReasoningSummaryEnum),
+  });
   const Usage = z.object({
     input_tokens: int,
     output_tokens: int,
@@ -219,7 +312,13 @@ export function buildSchemas(rules: DialectRules): Schemas {
   const content = { ...at, content_index: int };
   const summary = { ...at, summary_index: int };
   const lifecycle = (type: string) => z.object({ type: z.literal(type), ...seq, response: ResponseResource });
-  const ErrorPayload = z.object({ type: str, code: nullable(str), message: str, param: nullable(str), headers: z.record(str, str).optional() });
+  const ErrorPayload = z.object({
+    type: str,
+    code: nullable(str),
+    message: str,
+    param: nullable(str),
+    headers: z.record(str, str).optional(),
+  });
   const events: Record<string, z.ZodType> = {
     "response.created": lifecycle("response.created"),
     "response.queued": lifecycle("response.queued"),
@@ -227,23 +326,100 @@ export function buildSchemas(rules: DialectRules): Schemas {
     "response.completed": lifecycle("response.completed"),
     "response.failed": lifecycle("response.failed"),
     "response.incomplete": lifecycle("response.incomplete"),
-    "response.output_item.added": z.object({ type: z.literal("response.output_item.added"), ...seq, output_index: int, item: nullable(Item) }),
-    "response.output_item.done": z.object({ type: z.literal("response.output_item.done"), ...seq, output_index: int, item: nullable(Item) }),
-    "response.content_part.added": z.object({ type: z.literal("response.content_part.added"), ...seq, ...content, part: Part }),
-    "response.content_part.done": z.object({ type: z.literal("response.content_part.done"), ...seq, ...content, part: Part }),
-    "response.output_text.delta": z.object({ type: z.literal("response.output_text.delta"), ...seq, ...content, delta: str, logprobs: z.array(LogProb).optional(), obfuscation: str.optional() }),
-    "response.output_text.done": z.object({ type: z.literal("response.output_text.done"), ...seq, ...content, text: str, logprobs: z.array(LogProb).optional() }),
-    "response.output_text.annotation.added": z.object({ type: z.literal("response.output_text.annotation.added"), ...seq, ...content, annotation_index: int, annotation: nullable(Annotation) }),
+    "response.output_item.added": z.object({
+      type: z.literal("response.output_item.added"),
+      ...seq,
+      output_index: int,
+      item: nullable(Item),
+    }),
+    "response.output_item.done": z.object({
+      type: z.literal("response.output_item.done"),
+      ...seq,
+      output_index: int,
+      item: nullable(Item),
+    }),
+    "response.content_part.added": z.object({
+      type: z.literal("response.content_part.added"),
+      ...seq,
+      ...content,
+      part: Part,
+    }),
+    "response.content_part.done": z.object({
+      type: z.literal("response.content_part.done"),
+      ...seq,
+      ...content,
+      part: Part,
+    }),
+    "response.output_text.delta": z.object({
+      type: z.literal("response.output_text.delta"),
+      ...seq,
+      ...content,
+      delta: str,
+      logprobs: z.array(LogProb).optional(),
+      obfuscation: str.optional(),
+    }),
+    "response.output_text.done": z.object({
+      type: z.literal("response.output_text.done"),
+      ...seq,
+      ...content,
+      text: str,
+      logprobs: z.array(LogProb).optional(),
+    }),
+    "response.output_text.annotation.added": z.object({
+      type: z.literal("response.output_text.annotation.added"),
+      ...seq,
+      ...content,
+      annotation_index: int,
+      annotation: nullable(Annotation),
+    }),
     "response.refusal.delta": z.object({ type: z.literal("response.refusal.delta"), ...seq, ...content, delta: str }),
     "response.refusal.done": z.object({ type: z.literal("response.refusal.done"), ...seq, ...content, refusal: str }),
-    [rules.reasoningDelta]: z.object({ type: z.literal(rules.reasoningDelta), ...seq, ...content, delta: str, obfuscation: str.optional() }),
+    [rules.reasoningDelta]: z.object({
+      type: z.literal(rules.reasoningDelta),
+      ...seq,
+      ...content,
+      delta: str,
+      obfuscation: str.optional(),
+    }),
     [rules.reasoningDone]: z.object({ type: z.literal(rules.reasoningDone), ...seq, ...content, text: str }),
-    "response.reasoning_summary_part.added": z.object({ type: z.literal("response.reasoning_summary_part.added"), ...seq, ...summary, part: Part }),
-    "response.reasoning_summary_part.done": z.object({ type: z.literal("response.reasoning_summary_part.done"), ...seq, ...summary, part: Part }),
-    "response.reasoning_summary_text.delta": z.object({ type: z.literal("response.reasoning_summary_text.delta"), ...seq, ...summary, delta: str, obfuscation: str.optional() }),
-    "response.reasoning_summary_text.done": z.object({ type: z.literal("response.reasoning_summary_text.done"), ...seq, ...summary, text: str }),
-    "response.function_call_arguments.delta": z.object({ type: z.literal("response.function_call_arguments.delta"), ...seq, ...at, delta: str, obfuscation: str.optional() }),
-    "response.function_call_arguments.done": z.object({ type: z.literal("response.function_call_arguments.done"), ...seq, ...at, arguments: str }),
+    "response.reasoning_summary_part.added": z.object({
+      type: z.literal("response.reasoning_summary_part.added"),
+      ...seq,
+      ...summary,
+      part: Part,
+    }),
+    "response.reasoning_summary_part.done": z.object({
+      type: z.literal("response.reasoning_summary_part.done"),
+      ...seq,
+      ...summary,
+      part: Part,
+    }),
+    "response.reasoning_summary_text.delta": z.object({
+      type: z.literal("response.reasoning_summary_text.delta"),
+      ...seq,
+      ...summary,
+      delta: str,
+      obfuscation: str.optional(),
+    }),
+    "response.reasoning_summary_text.done": z.object({
+      type: z.literal("response.reasoning_summary_text.done"),
+      ...seq,
+      ...summary,
+      text: str,
+    }),
+    "response.function_call_arguments.delta": z.object({
+      type: z.literal("response.function_call_arguments.delta"),
+      ...seq,
+      ...at,
+      delta: str,
+      obfuscation: str.optional(),
+    }),
+    "response.function_call_arguments.done": z.object({
+      type: z.literal("response.function_call_arguments.done"),
+      ...seq,
+      ...at,
+      arguments: str,
+    }),
     error: z.object({ type: z.literal("error"), ...seq, error: ErrorPayload }),
   };
   /** Vendor events need `type` and `sequence_number` (extension rules); OpenAI's hosted events the same, loosely. */
@@ -254,7 +430,12 @@ export function buildSchemas(rules: DialectRules): Schemas {
   return {
     item: Item,
     response: ResponseResource,
-    event: (type) => (Object.hasOwn(events, type) ? events[type] : isVendorType(type) || (rules.hosted && OPENAI_HOSTED_EVENT.test(type)) ? LooseEvent : undefined),
+    event: (type) =>
+      Object.hasOwn(events, type)
+        ? events[type]
+        : isVendorType(type) || (rules.hosted && OPENAI_HOSTED_EVENT.test(type))
+          ? LooseEvent
+          : undefined,
     errorBody: ErrorBody,
     responseError: ResponseError,
   };

@@ -11,14 +11,19 @@ import { show, subPath, type RuleId, type Violation, type Where } from "./rules.
 export const VENDOR_TYPE = /^[A-Za-z0-9][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.:-]*$/;
 export const isVendorType = (type: unknown): type is string => typeof type === "string" && VENDOR_TYPE.test(type);
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A union dispatched on one key. Unknown tags are an issue at that key that
  * lists the known ones; `fallback` decides the schema for other tags (vendor
  * or hosted types), or undefined to refuse them.
  */
-export function tagged(key: string, table: Record<string, z.ZodType>, fallback?: (tag: string) => z.ZodType | undefined): z.ZodType {
+export function tagged(
+  key: string,
+  table: Record<string, z.ZodType>,
+  fallback?: (tag: string) => z.ZodType | undefined,
+): z.ZodType {
   const names = Object.keys(table);
   return z.unknown().superRefine((value, ctx) => {
     if (!isObject(value)) {
@@ -84,7 +89,14 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-const article = (expected: string) => (expected === "null" ? "null" : expected === "int" ? "an integer" : /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`);
+const article = (expected: string) =>
+  expected === "null"
+    ? "null"
+    : expected === "int"
+      ? "an integer"
+      : /^[aeiou]/.test(expected)
+        ? `an ${expected}`
+        : `a ${expected}`;
 
 /**
  * Validates `value` against `schema`; each issue becomes a violation of
@@ -92,7 +104,15 @@ const article = (expected: string) => (expected === "null" ? "null" : expected =
  * ones): a wholly wrong object is reported by its first faults. `label`
  * names the value itself ("the response lacks required keys: …").
  */
-export function shapeViolations(schema: z.ZodType, value: unknown, base: string, where: Where, rule: RuleId = "schema", max = 8, label = "the event"): Violation[] {
+export function shapeViolations(
+  schema: z.ZodType,
+  value: unknown,
+  base: string,
+  where: Where,
+  rule: RuleId = "schema",
+  max = 8,
+  label = "the event",
+): Violation[] {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return [];
   // Missing keys of one object are reported together: "`response` lacks required keys: a, b, c".
@@ -118,9 +138,20 @@ export function shapeViolations(schema: z.ZodType, value: unknown, base: string,
   }
   const out: Violation[] = found.slice(0, max).map(({ path, message, missing }) => {
     if (!missing) return { rule, message: message!, path: subPath(base, ...path), ...where };
-    if (missing.length === 1) return { rule, message: `\`${missing[0]}\` is required but missing`, path: subPath(base, ...path, missing[0]), ...where };
+    if (missing.length === 1)
+      return {
+        rule,
+        message: `\`${missing[0]}\` is required but missing`,
+        path: subPath(base, ...path, missing[0]),
+        ...where,
+      };
     const owner = path.length === 0 ? label : `\`${fieldName(path)}\``;
-    return { rule, message: `${owner} lacks required keys: ${missing.join(", ")}`, path: subPath(base, ...path), ...where };
+    return {
+      rule,
+      message: `${owner} lacks required keys: ${missing.join(", ")}`,
+      path: subPath(base, ...path),
+      ...where,
+    };
   });
   const more = found.length - out.length;
   if (more > 0) out[out.length - 1].message += ` (and ${more} more schema issue${more === 1 ? "" : "s"} here)`;

@@ -14,7 +14,15 @@
 import { dialectRules, type CheckDialect, type DialectRules } from "./dialects.js";
 import { jsonEqual } from "./echo.js";
 import { responseViolations, type ResponseRole } from "./response.js";
-import { show, subPath, ViolationList, type RuleId, type Violation, type ViolationLimits, type Where } from "./rules.js";
+import {
+  show,
+  subPath,
+  ViolationList,
+  type RuleId,
+  type Violation,
+  type ViolationLimits,
+  type Where,
+} from "./rules.js";
 import { OPENAI_HOSTED_ITEMS, schemasFor, type Schemas } from "./schemas.js";
 import { isObject, isVendorType, shapeViolations } from "./shape.js";
 import { SseDecoder, type SseFrame } from "./sse.js";
@@ -88,7 +96,8 @@ const SPEC_ITEMS = new Set(["message", "function_call", "function_call_output", 
 const STREAMED_KEYS = new Set(["status", "content", "summary", "arguments", "encrypted_content"]);
 
 /** The media type of a content-type header, lower case, without parameters. */
-export const mediaType = (contentType: string | null | undefined): string => (contentType ?? "").split(";")[0].trim().toLowerCase();
+export const mediaType = (contentType: string | null | undefined): string =>
+  (contentType ?? "").split(";")[0].trim().toLowerCase();
 
 /** Where two strings first differ, for messages: `at character 12: "…lo wor" vs "…lo Wor"`. */
 export function firstDifference(a: string, b: string): string {
@@ -100,7 +109,13 @@ export function firstDifference(a: string, b: string): string {
 }
 
 /** Paths where two JSON values differ (at most `max`). */
-function differences(a: unknown, b: unknown, path: (string | number)[] = [], out: (string | number)[][] = [], max = 3): (string | number)[][] {
+function differences(
+  a: unknown,
+  b: unknown,
+  path: (string | number)[] = [],
+  out: (string | number)[][] = [],
+  max = 3,
+): (string | number)[][] {
   if (out.length >= max || jsonEqual(a, b)) return out;
   if (isObject(a) && isObject(b)) {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) differences(a[k], b[k], [...path, k], out, max);
@@ -112,7 +127,11 @@ function differences(a: unknown, b: unknown, path: (string | number)[] = [], out
   return out;
 }
 
-const valueAt = (v: unknown, path: readonly (string | number)[]): unknown => path.reduce<unknown>((x, k) => (x !== null && typeof x === "object" ? (x as Record<string | number, unknown>)[k] : undefined), v);
+const valueAt = (v: unknown, path: readonly (string | number)[]): unknown =>
+  path.reduce<unknown>(
+    (x, k) => (x !== null && typeof x === "object" ? (x as Record<string | number, unknown>)[k] : undefined),
+    v,
+  );
 
 /** The text a part carries: `text`, or `refusal` for refusals. */
 const partText = (part: Record<string, unknown>): unknown => (part.type === "refusal" ? part.refusal : part.text);
@@ -147,10 +166,18 @@ export class StreamChecker {
     this.request = options.request;
     this.list = new ViolationList(options.limits);
     if (options.status !== undefined && options.status !== 200) {
-      this.add({ rule: "http.status", message: `a streamed answer must have status 200, got ${options.status}`, path: "$" });
+      this.add({
+        rule: "http.status",
+        message: `a streamed answer must have status 200, got ${options.status}`,
+        path: "$",
+      });
     }
     if (options.contentType !== undefined && mediaType(options.contentType) !== "text/event-stream") {
-      this.add({ rule: "http.content-type", message: `a streamed answer must be text/event-stream, got ${show(options.contentType ?? "none")}`, path: "$" });
+      this.add({
+        rule: "http.content-type",
+        message: `a streamed answer must be text/event-stream, got ${show(options.contentType ?? "none")}`,
+        path: "$",
+      });
     }
   }
 
@@ -170,9 +197,15 @@ export class StreamChecker {
     const before = this.list.items.length;
     const i = this.index++;
     const where: Where = { event: i };
-    if (frame.id !== undefined) this.add({ rule: "sse.id-line", message: "an `id:` line: servers should not send them", path: "$", ...where });
+    if (frame.id !== undefined)
+      this.add({ rule: "sse.id-line", message: "an `id:` line: servers should not send them", path: "$", ...where });
     if (frame.data === undefined) {
-      this.add({ rule: "sse.framing", message: `an SSE message with no \`data:\` line${frame.event !== undefined ? ` (event: ${frame.event})` : ""}`, path: "$", ...where });
+      this.add({
+        rule: "sse.framing",
+        message: `an SSE message with no \`data:\` line${frame.event !== undefined ? ` (event: ${frame.event})` : ""}`,
+        path: "$",
+        ...where,
+      });
       return this.since(before);
     }
     if (this.doneSeen) {
@@ -181,15 +214,33 @@ export class StreamChecker {
     }
     if (frame.data === "[DONE]") {
       this.doneSeen = true;
-      if (!this.rules.done) this.add({ rule: "sse.done", message: `\`data: [DONE]\`: the ${this.rules.name} dialect ends the stream after the terminal event with no [DONE]`, path: "$", ...where });
-      else if (this.phase !== "terminal") this.add({ rule: "sse.done", message: "`data: [DONE]` before the terminal event (response.completed, response.incomplete or response.failed)", path: "$", ...where });
+      if (!this.rules.done)
+        this.add({
+          rule: "sse.done",
+          message: `\`data: [DONE]\`: the ${this.rules.name} dialect ends the stream after the terminal event with no [DONE]`,
+          path: "$",
+          ...where,
+        });
+      else if (this.phase !== "terminal")
+        this.add({
+          rule: "sse.done",
+          message:
+            "`data: [DONE]` before the terminal event (response.completed, response.incomplete or response.failed)",
+          path: "$",
+          ...where,
+        });
       return this.since(before);
     }
     let value: unknown;
     try {
       value = JSON.parse(frame.data);
     } catch (err) {
-      this.add({ rule: "sse.framing", message: `\`data:\` is not JSON (${(err as Error).message}): ${show(frame.data)}`, path: "$", ...where });
+      this.add({
+        rule: "sse.framing",
+        message: `\`data:\` is not JSON (${(err as Error).message}): ${show(frame.data)}`,
+        path: "$",
+        ...where,
+      });
       return this.since(before);
     }
     if (!isObject(value)) {
@@ -198,9 +249,21 @@ export class StreamChecker {
     }
     const type = typeof value.type === "string" ? value.type : undefined;
     if (frame.event === undefined) {
-      this.add({ rule: "sse.event-name", message: `no \`event:\` line: it must be \`event: ${type ?? "TYPE"}\`, the JSON type`, path: "$.type", event: i, eventType: type });
+      this.add({
+        rule: "sse.event-name",
+        message: `no \`event:\` line: it must be \`event: ${type ?? "TYPE"}\`, the JSON type`,
+        path: "$.type",
+        event: i,
+        eventType: type,
+      });
     } else if (type !== undefined && frame.event !== type) {
-      this.add({ rule: "sse.event-name", message: `\`event: ${frame.event}\` differs from the JSON type ${show(type)}`, path: "$.type", event: i, eventType: type });
+      this.add({
+        rule: "sse.event-name",
+        message: `\`event: ${frame.event}\` differs from the JSON type ${show(type)}`,
+        path: "$.type",
+        event: i,
+        eventType: type,
+      });
     }
     this.process(value, i);
     return this.since(before);
@@ -210,7 +273,8 @@ export class StreamChecker {
   event(value: unknown): Violation[] {
     const before = this.list.items.length;
     const i = this.index++;
-    if (!isObject(value)) this.add({ rule: "schema", message: `the event is ${show(value)}, not a JSON object`, path: "$", event: i });
+    if (!isObject(value))
+      this.add({ rule: "schema", message: `the event is ${show(value)}, not a JSON object`, path: "$", event: i });
     else this.process(value, i);
     return this.since(before);
   }
@@ -227,16 +291,41 @@ export class StreamChecker {
       if (rest) for (const f of this.decoder.push(rest)) this.frame(f);
       const tail = this.decoder.end();
       for (const f of tail.frames) this.frame(f);
-      if (tail.unterminated) this.add({ rule: "sse.framing", message: "the stream ended in the middle of a message (no blank line after the last one)", path: "$", event: this.index - 1 });
+      if (tail.unterminated)
+        this.add({
+          rule: "sse.framing",
+          message: "the stream ended in the middle of a message (no blank line after the last one)",
+          path: "$",
+          event: this.index - 1,
+        });
     }
-    if (this.seqMissing?.violation && this.seqMissing.count > 1) this.seqMissing.violation.message += ` (missing on ${this.seqMissing.count} events in all)`;
+    if (this.seqMissing?.violation && this.seqMissing.count > 1)
+      this.seqMissing.violation.message += ` (missing on ${this.seqMissing.count} events in all)`;
     if (this.index === 0) this.add({ rule: "stream.terminal", message: "the stream has no events at all", path: "$" });
     else if (this.phase !== "terminal") {
-      if (this.errorAt !== undefined) this.add({ rule: "stream.error", message: `the \`error\` event (event ${this.errorAt}) is not followed by response.failed`, path: "$", event: this.errorAt, eventType: "error" });
-      this.add({ rule: "stream.terminal", message: "the stream ended without a terminal event (response.completed, response.incomplete or response.failed)", path: "$", event: this.index - 1 });
+      if (this.errorAt !== undefined)
+        this.add({
+          rule: "stream.error",
+          message: `the \`error\` event (event ${this.errorAt}) is not followed by response.failed`,
+          path: "$",
+          event: this.errorAt,
+          eventType: "error",
+        });
+      this.add({
+        rule: "stream.terminal",
+        message:
+          "the stream ended without a terminal event (response.completed, response.incomplete or response.failed)",
+        path: "$",
+        event: this.index - 1,
+      });
     }
     if (framing === "sse" && this.rules.done && !this.doneSeen && this.index > 0) {
-      this.add({ rule: "sse.done", message: "the stream ended without `data: [DONE]` after the terminal event", path: "$", event: this.index - 1 });
+      this.add({
+        rule: "sse.done",
+        message: "the stream ended without `data: [DONE]` after the terminal event",
+        path: "$",
+        event: this.index - 1,
+      });
     }
     this.ended = {
       ok: this.list.found === 0,
@@ -264,7 +353,8 @@ export class StreamChecker {
   private process(ev: Record<string, unknown>, i: number): void {
     const type = typeof ev.type === "string" ? ev.type : undefined;
     const where: Where = { event: i, eventType: type };
-    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) => this.add({ rule, message, path: subPath("$", ...path), ...where });
+    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) =>
+      this.add({ rule, message, path: subPath("$", ...path), ...where });
 
     this.checkSequence(ev, where);
     if (type === undefined) {
@@ -272,20 +362,36 @@ export class StreamChecker {
       return;
     }
     if (this.phase === "terminal") {
-      bad("stream.terminal", `\`${type}\` after the terminal event ${this.terminalType}: nothing may follow it`, "type");
+      bad(
+        "stream.terminal",
+        `\`${type}\` after the terminal event ${this.terminalType}: nothing may follow it`,
+        "type",
+      );
       return;
     }
     const schema = this.schemas.event(type);
     if (!schema) {
       const other = this.rules.foreignReasoning[type];
-      bad("event.type", other ? `\`${type}\` is not an event of the ${this.rules.name} dialect: it names it \`${other}\`` : `\`${type}\` is not an event the spec defines, and not a vendor type 'slug:name'`, "type");
+      bad(
+        "event.type",
+        other
+          ? `\`${type}\` is not an event of the ${this.rules.name} dialect: it names it \`${other}\``
+          : `\`${type}\` is not an event the spec defines, and not a vendor type 'slug:name'`,
+        "type",
+      );
       return;
     }
     // sequence_number is judged by its own rule above, not twice.
     for (const v of shapeViolations(schema, { ...ev, sequence_number: 0 }, "$", where)) this.add(v);
 
-    if (this.phase === "start" && type !== "response.created") bad("stream.order", `the first event is \`${type}\`; a stream must start with response.created`, "type");
-    if (this.errorAt !== undefined && type !== "response.failed") bad("stream.error", `\`${type}\` after the \`error\` event (event ${this.errorAt}): only response.failed may follow it`, "type");
+    if (this.phase === "start" && type !== "response.created")
+      bad("stream.order", `the first event is \`${type}\`; a stream must start with response.created`, "type");
+    if (this.errorAt !== undefined && type !== "response.failed")
+      bad(
+        "stream.error",
+        `\`${type}\` after the \`error\` event (event ${this.errorAt}): only response.failed may follow it`,
+        "type",
+      );
 
     if (LIFECYCLE.has(type)) return this.lifecycle(type, ev, where);
     if (type === "error") {
@@ -294,7 +400,8 @@ export class StreamChecker {
       return;
     }
     if (!type.startsWith("response.") || !this.schemas.event(type) || isVendorType(type)) return; // vendor or hosted: no state of ours
-    if (this.phase === "created" || this.phase === "queued") bad("stream.order", `\`${type}\` before response.in_progress`, "type");
+    if (this.phase === "created" || this.phase === "queued")
+      bad("stream.order", `\`${type}\` before response.in_progress`, "type");
     this.item(type, ev, where);
   }
 
@@ -304,28 +411,61 @@ export class StreamChecker {
     if (seq === undefined || seq === null) {
       if (!this.seqMissing) this.seqMissing = { count: 0 };
       this.seqMissing.count++;
-      if (this.seqMissing.count === 1) this.seqMissing.violation = this.add({ rule: "sequence-number", message: `\`sequence_number\` is missing on \`${where.eventType ?? "the event"}\``, path: "$.sequence_number", ...where });
+      if (this.seqMissing.count === 1)
+        this.seqMissing.violation = this.add({
+          rule: "sequence-number",
+          message: `\`sequence_number\` is missing on \`${where.eventType ?? "the event"}\``,
+          path: "$.sequence_number",
+          ...where,
+        });
       return;
     }
     if (typeof seq !== "number" || !Number.isInteger(seq)) {
-      this.add({ rule: "sequence-number", message: `\`sequence_number\` is ${show(seq)}, not an integer`, path: "$.sequence_number", ...where });
+      this.add({
+        rule: "sequence-number",
+        message: `\`sequence_number\` is ${show(seq)}, not an integer`,
+        path: "$.sequence_number",
+        ...where,
+      });
       return;
     }
     if (this.lastSeq === undefined) {
       // The first number seen: 0 on the first event; after events that had none, the event's position.
       const want = this.eventsSeen - 1;
-      if (seq !== want) this.add({ rule: "sequence-number", message: want === 0 ? `\`sequence_number\` starts at ${seq}; it must start at 0` : `\`sequence_number\` is ${seq} on the event at position ${want}; it must be ${want}`, path: "$.sequence_number", ...where });
+      if (seq !== want)
+        this.add({
+          rule: "sequence-number",
+          message:
+            want === 0
+              ? `\`sequence_number\` starts at ${seq}; it must start at 0`
+              : `\`sequence_number\` is ${seq} on the event at position ${want}; it must be ${want}`,
+          path: "$.sequence_number",
+          ...where,
+        });
     } else if (seq !== this.lastSeq + 1) {
-      this.add({ rule: "sequence-number", message: `\`sequence_number\` is ${seq} after ${this.lastSeq}; it must rise by 1 (${this.lastSeq + 1})`, path: "$.sequence_number", ...where });
+      this.add({
+        rule: "sequence-number",
+        message: `\`sequence_number\` is ${seq} after ${this.lastSeq}; it must rise by 1 (${this.lastSeq + 1})`,
+        path: "$.sequence_number",
+        ...where,
+      });
     }
     this.lastSeq = seq;
   }
 
   private lifecycle(type: string, ev: Record<string, unknown>, where: Where): void {
-    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) => this.add({ rule, message, path: subPath("$", ...path), ...where });
+    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) =>
+      this.add({ rule, message, path: subPath("$", ...path), ...where });
     const res = isObject(ev.response) ? ev.response : undefined;
     const terminal = TERMINAL.has(type);
-    for (const v of responseViolations(ev.response, { rules: this.rules, schemas: this.schemas, request: terminal ? this.request : undefined, base: "$.response", where, role: type as ResponseRole })) {
+    for (const v of responseViolations(ev.response, {
+      rules: this.rules,
+      schemas: this.schemas,
+      request: terminal ? this.request : undefined,
+      base: "$.response",
+      where,
+      role: type as ResponseRole,
+    })) {
       // The schema was checked with the event; only the response-level rules are new here.
       if (v.rule !== "schema") this.add(v);
     }
@@ -335,46 +475,82 @@ export class StreamChecker {
         else {
           this.phase = "created";
           this.first = res;
-          if (res && Array.isArray(res.output) && res.output.length > 0) bad("stream.order", `response.created carries ${res.output.length} output item(s); a response starts with \`output: []\``, "response", "output");
+          if (res && Array.isArray(res.output) && res.output.length > 0)
+            bad(
+              "stream.order",
+              `response.created carries ${res.output.length} output item(s); a response starts with \`output: []\``,
+              "response",
+              "output",
+            );
         }
         break;
       case "response.queued":
         // (A stream that did not start with response.created is reported once, by the first-event rule.)
-        if (this.phase !== "created" && this.phase !== "start") bad("stream.order", `response.queued must come right after response.created, not after ${this.describePhase()}`, "type");
+        if (this.phase !== "created" && this.phase !== "start")
+          bad(
+            "stream.order",
+            `response.queued must come right after response.created, not after ${this.describePhase()}`,
+            "type",
+          );
         else this.phase = "queued";
         break;
       case "response.in_progress":
-        if (this.phase !== "created" && this.phase !== "queued" && this.phase !== "start") bad("stream.order", `response.in_progress must follow response.created (or response.queued), not ${this.describePhase()}`, "type");
+        if (this.phase !== "created" && this.phase !== "queued" && this.phase !== "start")
+          bad(
+            "stream.order",
+            `response.in_progress must follow response.created (or response.queued), not ${this.describePhase()}`,
+            "type",
+          );
         this.phase = "running";
         break;
       default: {
         // The terminal event.
-        if (this.phase === "created" || this.phase === "queued") bad("stream.order", `\`${type}\` before response.in_progress`, "type");
+        if (this.phase === "created" || this.phase === "queued")
+          bad("stream.order", `\`${type}\` before response.in_progress`, "type");
         this.phase = "terminal";
         this.terminalType = type;
         this.terminalResponse = res;
         this.errorAt = undefined;
         for (const item of this.items) {
           if (item.done || type === "response.failed") continue;
-          bad("item.done", `no \`output_item.done\` for item ${show(item.id)} (output_index ${item.index}) before ${type}`, "response", "output", item.index);
+          bad(
+            "item.done",
+            `no \`output_item.done\` for item ${show(item.id)} (output_index ${item.index}) before ${type}`,
+            "response",
+            "output",
+            item.index,
+          );
         }
         if (res) this.compareFold(res, where);
       }
     }
     if (res && this.first && res !== this.first) {
       for (const key of ["id", "created_at", "model"]) {
-        if (key in res && !jsonEqual(res[key], this.first[key])) bad("response.stable", `\`response.${key}\` is ${show(res[key])} in ${type}, but ${show(this.first[key])} in response.created`, "response", key);
+        if (key in res && !jsonEqual(res[key], this.first[key]))
+          bad(
+            "response.stable",
+            `\`response.${key}\` is ${show(res[key])} in ${type}, but ${show(this.first[key])} in response.created`,
+            "response",
+            key,
+          );
       }
     }
   }
 
   private describePhase(): string {
-    return { start: "nothing", created: "response.created", queued: "response.queued", running: "response.in_progress", terminal: "the terminal event" }[this.phase];
+    return {
+      start: "nothing",
+      created: "response.created",
+      queued: "response.queued",
+      running: "response.in_progress",
+      terminal: "the terminal event",
+    }[this.phase];
   }
 
   /** The item an event names by output_index (and item_id); undefined, with a violation, if it names none that is open. */
   private itemFor(ev: Record<string, unknown>, type: string, where: Where): ItemState | undefined {
-    const bad = (message: string, ...path: (string | number)[]) => this.add({ rule: "item.order", message, path: subPath("$", ...path), ...where });
+    const bad = (message: string, ...path: (string | number)[]) =>
+      this.add({ rule: "item.order", message, path: subPath("$", ...path), ...where });
     const idx = ev.output_index;
     const item = typeof idx === "number" ? this.items[idx] : undefined;
     if (!item) {
@@ -382,39 +558,76 @@ export class StreamChecker {
       return undefined;
     }
     if (item.done) {
-      bad(`\`${type}\` for item ${show(item.id)} (output_index ${item.index}) after its output_item.done`, "output_index");
+      bad(
+        `\`${type}\` for item ${show(item.id)} (output_index ${item.index}) after its output_item.done`,
+        "output_index",
+      );
       return undefined;
     }
     if (ev.item_id !== undefined && ev.item_id !== item.id) {
-      bad(`\`item_id\` ${show(ev.item_id)} is not the id of the item at output_index ${item.index} (${show(item.id)})`, "item_id");
+      bad(
+        `\`item_id\` ${show(ev.item_id)} is not the id of the item at output_index ${item.index} (${show(item.id)})`,
+        "item_id",
+      );
     }
-    if (this.open && this.open !== item) bad(`\`${type}\` for output_index ${item.index} while item ${show(this.open.id)} (output_index ${this.open.index}) is the one open`, "output_index");
+    if (this.open && this.open !== item)
+      bad(
+        `\`${type}\` for output_index ${item.index} while item ${show(this.open.id)} (output_index ${this.open.index}) is the one open`,
+        "output_index",
+      );
     return item;
   }
 
   /** The part of an item an event names by content_index or summary_index. */
-  private partFor(item: ItemState, kind: Kind, ev: Record<string, unknown>, type: string, where: Where): PartState | undefined {
+  private partFor(
+    item: ItemState,
+    kind: Kind,
+    ev: Record<string, unknown>,
+    type: string,
+    where: Where,
+  ): PartState | undefined {
     const key = kind === "content" ? "content_index" : "summary_index";
     const list = kind === "content" ? item.content : item.summary;
     const idx = ev[key];
     const part = typeof idx === "number" ? list[idx] : undefined;
     const opener = kind === "content" ? "content_part.added" : "reasoning_summary_part.added";
     if (!part) {
-      this.add({ rule: "part.order", message: `\`${type}\` for ${key} ${show(idx)}, which no ${opener} opened`, path: subPath("$", key), ...where });
+      this.add({
+        rule: "part.order",
+        message: `\`${type}\` for ${key} ${show(idx)}, which no ${opener} opened`,
+        path: subPath("$", key),
+        ...where,
+      });
       return undefined;
     }
     return part;
   }
 
   private item(type: string, ev: Record<string, unknown>, where: Where): void {
-    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) => this.add({ rule, message, path: subPath("$", ...path), ...where });
+    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) =>
+      this.add({ rule, message, path: subPath("$", ...path), ...where });
     const rd = this.rules;
     switch (type) {
       case "response.output_item.added": {
         const index = this.items.length;
-        if (ev.output_index !== index) bad("item.order", `\`output_index\` is ${show(ev.output_index)}; the next item's is ${index}`, "output_index");
-        if (this.open) bad("item.order", `output_item.added while item ${show(this.open.id)} (output_index ${this.open.index}) is still open: items stream one at a time`, "output_index");
-        if (this.incompleteAt !== undefined) bad("item.status", `an item after the incomplete item at output_index ${this.incompleteAt}: an incomplete item must be the last`, "output_index");
+        if (ev.output_index !== index)
+          bad(
+            "item.order",
+            `\`output_index\` is ${show(ev.output_index)}; the next item's is ${index}`,
+            "output_index",
+          );
+        if (this.open)
+          bad(
+            "item.order",
+            `output_item.added while item ${show(this.open.id)} (output_index ${this.open.index}) is still open: items stream one at a time`,
+            "output_index",
+          );
+        if (this.incompleteAt !== undefined)
+          bad(
+            "item.status",
+            `an item after the incomplete item at output_index ${this.incompleteAt}: an incomplete item must be the last`,
+            "output_index",
+          );
         const item = isObject(ev.item) ? ev.item : undefined;
         if (!item) {
           bad("item.added", "`item` is missing or null in output_item.added", "item");
@@ -424,14 +637,60 @@ export class StreamChecker {
         // OpenAI's hosted-tool items have statuses of their own (searching, failed, …): not judged here.
         if (this.rules.hosted && OPENAI_HOSTED_ITEMS.has(itemType)) {
           // nothing: their shape is theirs
-        } else if ("status" in item && item.status !== "in_progress") bad("item.added", `\`item.status\` is ${show(item.status)} in output_item.added; it must be "in_progress"`, "item", "status");
-        else if (!("status" in item) && HAS_STATUS.has(itemType)) bad("item.added", "`item.status` is missing in output_item.added; it must be \"in_progress\"", "item", "status");
-        if (itemType === "message" && Array.isArray(item.content) && item.content.length > 0) bad("item.added", "a message opens with `content: []`; its parts come with content_part.added", "item", "content");
-        if (itemType === "function_call" && typeof item.arguments === "string" && item.arguments !== "") bad("item.added", `a function_call opens with \`arguments: ""\`, got ${show(item.arguments)}; they stream with function_call_arguments.delta`, "item", "arguments");
-        if (itemType === "reasoning" && Array.isArray(item.summary) && item.summary.length > 0) bad("item.added", "a reasoning item opens with `summary: []`; its parts come with reasoning_summary_part.added", "item", "summary");
-        if (itemType === "reasoning" && Array.isArray(item.content) && item.content.length > 0) bad("item.added", "a reasoning item opens with no content parts; they come with content_part.added", "item", "content");
-        if (item.id !== undefined && this.items.some((o) => o.id === item.id)) bad("item.added", `\`item.id\` ${show(item.id)} is already the id of an earlier item`, "item", "id");
-        const state: ItemState = { index, id: item.id, type: itemType, added: item, content: [], summary: [], args: "", argsStreamed: false };
+        } else if ("status" in item && item.status !== "in_progress")
+          bad(
+            "item.added",
+            `\`item.status\` is ${show(item.status)} in output_item.added; it must be "in_progress"`,
+            "item",
+            "status",
+          );
+        else if (!("status" in item) && HAS_STATUS.has(itemType))
+          bad(
+            "item.added",
+            '`item.status` is missing in output_item.added; it must be "in_progress"',
+            "item",
+            "status",
+          );
+        if (itemType === "message" && Array.isArray(item.content) && item.content.length > 0)
+          bad(
+            "item.added",
+            "a message opens with `content: []`; its parts come with content_part.added",
+            "item",
+            "content",
+          );
+        if (itemType === "function_call" && typeof item.arguments === "string" && item.arguments !== "")
+          bad(
+            "item.added",
+            `a function_call opens with \`arguments: ""\`, got ${show(item.arguments)}; they stream with function_call_arguments.delta`,
+            "item",
+            "arguments",
+          );
+        if (itemType === "reasoning" && Array.isArray(item.summary) && item.summary.length > 0)
+          bad(
+            "item.added",
+            "a reasoning item opens with `summary: []`; its parts come with reasoning_summary_part.added",
+            "item",
+            "summary",
+          );
+        if (itemType === "reasoning" && Array.isArray(item.content) && item.content.length > 0)
+          bad(
+            "item.added",
+            "a reasoning item opens with no content parts; they come with content_part.added",
+            "item",
+            "content",
+          );
+        if (item.id !== undefined && this.items.some((o) => o.id === item.id))
+          bad("item.added", `\`item.id\` ${show(item.id)} is already the id of an earlier item`, "item", "id");
+        const state: ItemState = {
+          index,
+          id: item.id,
+          type: itemType,
+          added: item,
+          content: [],
+          summary: [],
+          args: "",
+          argsStreamed: false,
+        };
         this.items.push(state);
         this.open = state;
         return;
@@ -443,18 +702,54 @@ export class StreamChecker {
         const kind: Kind = type === "response.content_part.added" ? "content" : "summary";
         const item = this.itemFor(ev, type, where);
         if (!item) return;
-        if (kind === "summary" && item.type !== "reasoning") bad("part.order", `\`${type}\` on a ${show(item.type)} item: summary parts belong to reasoning items`, "output_index");
-        if (kind === "content" && item.type !== "message" && item.type !== "reasoning") bad("part.order", `\`${type}\` on a ${show(item.type)} item: content parts belong to messages (and reasoning text)`, "output_index");
+        if (kind === "summary" && item.type !== "reasoning")
+          bad(
+            "part.order",
+            `\`${type}\` on a ${show(item.type)} item: summary parts belong to reasoning items`,
+            "output_index",
+          );
+        if (kind === "content" && item.type !== "message" && item.type !== "reasoning")
+          bad(
+            "part.order",
+            `\`${type}\` on a ${show(item.type)} item: content parts belong to messages (and reasoning text)`,
+            "output_index",
+          );
         const list = kind === "content" ? item.content : item.summary;
         const key = kind === "content" ? "content_index" : "summary_index";
-        if (ev[key] !== list.length) bad("part.order", `\`${key}\` is ${show(ev[key])}; the next part's is ${list.length}`, key);
+        if (ev[key] !== list.length)
+          bad("part.order", `\`${key}\` is ${show(ev[key])}; the next part's is ${list.length}`, key);
         const openPart = [...item.content, ...item.summary].find((p) => !p.closed);
-        if (openPart) bad("part.order", `\`${type}\` while ${openPart.kind} part ${openPart.index} is still open: parts stream one at a time`, key);
+        if (openPart)
+          bad(
+            "part.order",
+            `\`${type}\` while ${openPart.kind} part ${openPart.index} is still open: parts stream one at a time`,
+            key,
+          );
         const part = isObject(ev.part) ? ev.part : {};
         const text = partText(part);
-        if (typeof text === "string" && text !== "") bad("part.added", `the part opens with text ${show(text)}; it must open empty and fill with deltas`, "part", part.type === "refusal" ? "refusal" : "text");
-        if (Array.isArray(part.annotations) && part.annotations.length > 0) bad("part.added", "the part opens with annotations; they come with output_text.annotation.added", "part", "annotations");
-        list.push({ kind, index: list.length, type: typeof part.type === "string" ? part.type : "", text: "", annotations: Array.isArray(part.annotations) ? [...part.annotations] : [], annotationsStreamed: false, closed: false });
+        if (typeof text === "string" && text !== "")
+          bad(
+            "part.added",
+            `the part opens with text ${show(text)}; it must open empty and fill with deltas`,
+            "part",
+            part.type === "refusal" ? "refusal" : "text",
+          );
+        if (Array.isArray(part.annotations) && part.annotations.length > 0)
+          bad(
+            "part.added",
+            "the part opens with annotations; they come with output_text.annotation.added",
+            "part",
+            "annotations",
+          );
+        list.push({
+          kind,
+          index: list.length,
+          type: typeof part.type === "string" ? part.type : "",
+          text: "",
+          annotations: Array.isArray(part.annotations) ? [...part.annotations] : [],
+          annotationsStreamed: false,
+          closed: false,
+        });
         return;
       }
       case "response.output_text.delta":
@@ -465,9 +760,22 @@ export class StreamChecker {
         const item = this.itemFor(ev, type, where);
         const part = item && this.partFor(item, kind, ev, type, where);
         if (!part) return;
-        const want = type === "response.output_text.delta" ? "output_text" : type === "response.refusal.delta" ? "refusal" : type === rd.reasoningDelta ? "reasoning_text" : "summary_text";
-        if (part.type !== want) bad("part.order", `\`${type}\` into a \`${part.type}\` part (it belongs in a \`${want}\` part)`, "type");
-        if (part.closed) bad("part.order", `\`${type}\` after the part's ${kind === "content" ? "content_part.done" : "reasoning_summary_part.done"}`, "type");
+        const want =
+          type === "response.output_text.delta"
+            ? "output_text"
+            : type === "response.refusal.delta"
+              ? "refusal"
+              : type === rd.reasoningDelta
+                ? "reasoning_text"
+                : "summary_text";
+        if (part.type !== want)
+          bad("part.order", `\`${type}\` into a \`${part.type}\` part (it belongs in a \`${want}\` part)`, "type");
+        if (part.closed)
+          bad(
+            "part.order",
+            `\`${type}\` after the part's ${kind === "content" ? "content_part.done" : "reasoning_summary_part.done"}`,
+            "type",
+          );
         else if (part.textDone !== undefined) bad("part.order", `\`${type}\` after the part's .done event`, "type");
         if (typeof ev.delta === "string") part.text += ev.delta;
         return;
@@ -485,7 +793,12 @@ export class StreamChecker {
         if (part.textDone !== undefined) bad("part.order", `a second \`${type}\` for the same part`, "type");
         const value = ev[field];
         if (typeof value === "string") {
-          if (value !== part.text) bad("text.done", `\`${type}\` ${field} differs from its deltas joined, ${firstDifference(value, part.text)}`, field);
+          if (value !== part.text)
+            bad(
+              "text.done",
+              `\`${type}\` ${field} differs from its deltas joined, ${firstDifference(value, part.text)}`,
+              field,
+            );
           part.textDone = value;
         }
         return;
@@ -494,9 +807,15 @@ export class StreamChecker {
         const item = this.itemFor(ev, type, where);
         const part = item && this.partFor(item, "content", ev, type, where);
         if (!part) return;
-        if (part.type !== "output_text") bad("part.order", `\`${type}\` on a \`${part.type}\` part: annotations belong to output_text`, "type");
+        if (part.type !== "output_text")
+          bad("part.order", `\`${type}\` on a \`${part.type}\` part: annotations belong to output_text`, "type");
         if (part.closed) bad("part.order", `\`${type}\` after the part's content_part.done`, "type");
-        if (ev.annotation_index !== part.annotations.length) bad("part.order", `\`annotation_index\` is ${show(ev.annotation_index)}; the next annotation's is ${part.annotations.length}`, "annotation_index");
+        if (ev.annotation_index !== part.annotations.length)
+          bad(
+            "part.order",
+            `\`annotation_index\` is ${show(ev.annotation_index)}; the next annotation's is ${part.annotations.length}`,
+            "annotation_index",
+          );
         part.annotations.push(ev.annotation);
         part.annotationsStreamed = true;
         return;
@@ -511,21 +830,51 @@ export class StreamChecker {
           bad("part.order", `a second \`${type}\` for the same part`, "type");
           return;
         }
-        const closer = kind === "summary" ? "reasoning_summary_text.done" : part.type === "refusal" ? "refusal.done" : part.type === "reasoning_text" ? rd.reasoningDone.replace(/^response\./, "") : "output_text.done";
-        if (part.textDone === undefined && ["output_text", "refusal", "reasoning_text", "summary_text"].includes(part.type)) bad("part.order", `\`${type}\` before \`${closer}\`: the part's text must be closed first`, "type");
+        const closer =
+          kind === "summary"
+            ? "reasoning_summary_text.done"
+            : part.type === "refusal"
+              ? "refusal.done"
+              : part.type === "reasoning_text"
+                ? rd.reasoningDone.replace(/^response\./, "")
+                : "output_text.done";
+        if (
+          part.textDone === undefined &&
+          ["output_text", "refusal", "reasoning_text", "summary_text"].includes(part.type)
+        )
+          bad("part.order", `\`${type}\` before \`${closer}\`: the part's text must be closed first`, "type");
         const done = isObject(ev.part) ? ev.part : {};
-        if (done.type !== part.type) bad("part.order", `the part in \`${type}\` is ${show(done.type)}, but it opened as ${show(part.type)}`, "part", "type");
+        if (done.type !== part.type)
+          bad(
+            "part.order",
+            `the part in \`${type}\` is ${show(done.type)}, but it opened as ${show(part.type)}`,
+            "part",
+            "type",
+          );
         const text = partText(done);
         const streamed = part.textDone ?? part.text;
-        if (typeof text === "string" && text !== streamed) bad("text.done", `the part in \`${type}\` differs from the streamed text, ${firstDifference(text, streamed)}`, "part", done.type === "refusal" ? "refusal" : "text");
-        if (part.annotationsStreamed && !jsonEqual(done.annotations, part.annotations)) bad("text.done", `the part's \`annotations\` in \`${type}\` differ from those streamed with output_text.annotation.added`, "part", "annotations");
+        if (typeof text === "string" && text !== streamed)
+          bad(
+            "text.done",
+            `the part in \`${type}\` differs from the streamed text, ${firstDifference(text, streamed)}`,
+            "part",
+            done.type === "refusal" ? "refusal" : "text",
+          );
+        if (part.annotationsStreamed && !jsonEqual(done.annotations, part.annotations))
+          bad(
+            "text.done",
+            `the part's \`annotations\` in \`${type}\` differ from those streamed with output_text.annotation.added`,
+            "part",
+            "annotations",
+          );
         part.closed = true;
         return;
       }
       case "response.function_call_arguments.delta": {
         const item = this.itemFor(ev, type, where);
         if (!item) return;
-        if (item.type !== "function_call") bad("part.order", `\`${type}\` on a ${show(item.type)} item`, "output_index");
+        if (item.type !== "function_call")
+          bad("part.order", `\`${type}\` on a ${show(item.type)} item`, "output_index");
         if (item.argsDone !== undefined) bad("part.order", `\`${type}\` after function_call_arguments.done`, "type");
         if (typeof ev.delta === "string") item.args += ev.delta;
         item.argsStreamed = true;
@@ -534,10 +883,16 @@ export class StreamChecker {
       case "response.function_call_arguments.done": {
         const item = this.itemFor(ev, type, where);
         if (!item) return;
-        if (item.type !== "function_call") bad("part.order", `\`${type}\` on a ${show(item.type)} item`, "output_index");
+        if (item.type !== "function_call")
+          bad("part.order", `\`${type}\` on a ${show(item.type)} item`, "output_index");
         if (item.argsDone !== undefined) bad("part.order", `a second \`${type}\``, "type");
         if (typeof ev.arguments === "string") {
-          if (ev.arguments !== item.args) bad("text.done", `\`${type}\` arguments differ from the deltas joined, ${firstDifference(ev.arguments, item.args)}`, "arguments");
+          if (ev.arguments !== item.args)
+            bad(
+              "text.done",
+              `\`${type}\` arguments differ from the deltas joined, ${firstDifference(ev.arguments, item.args)}`,
+              "arguments",
+            );
           item.argsDone = ev.arguments;
         }
         return;
@@ -546,18 +901,32 @@ export class StreamChecker {
   }
 
   private itemDone(ev: Record<string, unknown>, where: Where): void {
-    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) => this.add({ rule, message, path: subPath("$", ...path), ...where });
+    const bad = (rule: RuleId, message: string, ...path: (string | number)[]) =>
+      this.add({ rule, message, path: subPath("$", ...path), ...where });
     const idx = ev.output_index;
     const state = typeof idx === "number" ? this.items[idx] : undefined;
     if (!state) {
-      bad("item.order", `output_item.done for output_index ${show(idx)}, where no output_item.added came`, "output_index");
+      bad(
+        "item.order",
+        `output_item.done for output_index ${show(idx)}, where no output_item.added came`,
+        "output_index",
+      );
       return;
     }
     if (state.done) {
-      bad("item.done", `a second output_item.done for item ${show(state.id)} (output_index ${state.index})`, "output_index");
+      bad(
+        "item.done",
+        `a second output_item.done for item ${show(state.id)} (output_index ${state.index})`,
+        "output_index",
+      );
       return;
     }
-    if (this.open && this.open !== state) bad("item.order", `output_item.done for output_index ${state.index} while item ${show(this.open.id)} (output_index ${this.open.index}) is the one open`, "output_index");
+    if (this.open && this.open !== state)
+      bad(
+        "item.order",
+        `output_item.done for output_index ${state.index} while item ${show(this.open.id)} (output_index ${this.open.index}) is the one open`,
+        "output_index",
+      );
     const item = isObject(ev.item) ? ev.item : undefined;
     if (!item) {
       bad("item.done", "`item` is missing or null in output_item.done", "item");
@@ -566,11 +935,32 @@ export class StreamChecker {
       return;
     }
     const openPart = [...state.content, ...state.summary].find((p) => !p.closed);
-    if (openPart) bad("part.order", `output_item.done while ${openPart.kind} part ${openPart.index} is still open (no ${openPart.kind === "content" ? "content_part.done" : "reasoning_summary_part.done"})`, "item");
-    if (item.id !== state.id) bad("item.done", `\`item.id\` is ${show(item.id)}; the item was added as ${show(state.id)}`, "item", "id");
-    if (item.type !== state.type) bad("item.done", `\`item.type\` is ${show(item.type)}; the item was added as ${show(state.type)}`, "item", "type");
-    if (!(this.rules.hosted && OPENAI_HOSTED_ITEMS.has(state.type)) && ("status" in item || HAS_STATUS.has(state.type))) {
-      if (item.status !== "completed" && item.status !== "incomplete") bad("item.done", `\`item.status\` is ${show(item.status)} in output_item.done; it must be "completed" or "incomplete"`, "item", "status");
+    if (openPart)
+      bad(
+        "part.order",
+        `output_item.done while ${openPart.kind} part ${openPart.index} is still open (no ${openPart.kind === "content" ? "content_part.done" : "reasoning_summary_part.done"})`,
+        "item",
+      );
+    if (item.id !== state.id)
+      bad("item.done", `\`item.id\` is ${show(item.id)}; the item was added as ${show(state.id)}`, "item", "id");
+    if (item.type !== state.type)
+      bad(
+        "item.done",
+        `\`item.type\` is ${show(item.type)}; the item was added as ${show(state.type)}`,
+        "item",
+        "type",
+      );
+    if (
+      !(this.rules.hosted && OPENAI_HOSTED_ITEMS.has(state.type)) &&
+      ("status" in item || HAS_STATUS.has(state.type))
+    ) {
+      if (item.status !== "completed" && item.status !== "incomplete")
+        bad(
+          "item.done",
+          `\`item.status\` is ${show(item.status)} in output_item.done; it must be "completed" or "incomplete"`,
+          "item",
+          "status",
+        );
     }
     if (item.status === "incomplete") this.incompleteAt = state.index;
 
@@ -578,19 +968,40 @@ export class StreamChecker {
       // Keys fixed when the item was added must not change (role, name, call_id, …).
       for (const key of Object.keys(state.added)) {
         if (STREAMED_KEYS.has(key) || key === "id" || key === "type") continue;
-        if (!jsonEqual(state.added[key], item[key])) bad("item.done", `\`item.${key}\` is ${show(item[key])} in output_item.done, but ${show(state.added[key])} in output_item.added`, "item", key);
+        if (!jsonEqual(state.added[key], item[key]))
+          bad(
+            "item.done",
+            `\`item.${key}\` is ${show(item[key])} in output_item.done, but ${show(state.added[key])} in output_item.added`,
+            "item",
+            key,
+          );
       }
       if (state.type === "function_call") {
         const streamed = state.argsDone ?? state.args;
-        if (state.argsDone === undefined && (state.argsStreamed || (typeof item.arguments === "string" && item.arguments !== ""))) {
-          bad("text.done", "no function_call_arguments.done before output_item.done: the arguments stream as deltas, then .done", "item", "arguments");
+        if (
+          state.argsDone === undefined &&
+          (state.argsStreamed || (typeof item.arguments === "string" && item.arguments !== ""))
+        ) {
+          bad(
+            "text.done",
+            "no function_call_arguments.done before output_item.done: the arguments stream as deltas, then .done",
+            "item",
+            "arguments",
+          );
         }
-        if (typeof item.arguments === "string" && item.arguments !== streamed) bad("item.done", `\`item.arguments\` differs from the streamed arguments, ${firstDifference(item.arguments, streamed)}`, "item", "arguments");
+        if (typeof item.arguments === "string" && item.arguments !== streamed)
+          bad(
+            "item.done",
+            `\`item.arguments\` differs from the streamed arguments, ${firstDifference(item.arguments, streamed)}`,
+            "item",
+            "arguments",
+          );
       }
       if (state.type === "message") this.compareParts(state.content, item.content, "content", where);
       if (state.type === "reasoning") {
         this.compareParts(state.summary, item.summary, "summary", where);
-        if (state.content.length > 0 || (Array.isArray(item.content) && item.content.length > 0)) this.compareParts(state.content, item.content, "content", where);
+        if (state.content.length > 0 || (Array.isArray(item.content) && item.content.length > 0))
+          this.compareParts(state.content, item.content, "content", where);
       }
     }
     state.done = item;
@@ -599,7 +1010,8 @@ export class StreamChecker {
 
   /** The parts of a done item against those streamed. */
   private compareParts(streamed: PartState[], parts: unknown, key: "content" | "summary", where: Where): void {
-    const bad = (message: string, ...path: (string | number)[]) => this.add({ rule: "item.done", message, path: subPath("$", "item", key, ...path), ...where });
+    const bad = (message: string, ...path: (string | number)[]) =>
+      this.add({ rule: "item.done", message, path: subPath("$", "item", key, ...path), ...where });
     if (!Array.isArray(parts)) return; // the schema reports it
     if (parts.length !== streamed.length) {
       bad(`\`item.${key}\` has ${parts.length} part(s) in output_item.done, but ${streamed.length} were streamed`);
@@ -608,11 +1020,22 @@ export class StreamChecker {
     parts.forEach((p, i) => {
       if (!isObject(p)) return;
       const s = streamed[i];
-      if (p.type !== s.type) return bad(`\`item.${key}[${i}].type\` is ${show(p.type)}, but the part streamed as ${show(s.type)}`, i, "type");
+      if (p.type !== s.type)
+        return bad(
+          `\`item.${key}[${i}].type\` is ${show(p.type)}, but the part streamed as ${show(s.type)}`,
+          i,
+          "type",
+        );
       const text = partText(p);
       const want = s.textDone ?? s.text;
-      if (typeof text === "string" && text !== want) bad(`\`item.${key}[${i}]\` text differs from the streamed text, ${firstDifference(text, want)}`, i, p.type === "refusal" ? "refusal" : "text");
-      if (s.annotationsStreamed && !jsonEqual(p.annotations, s.annotations)) bad(`\`item.${key}[${i}].annotations\` differ from those streamed`, i, "annotations");
+      if (typeof text === "string" && text !== want)
+        bad(
+          `\`item.${key}[${i}]\` text differs from the streamed text, ${firstDifference(text, want)}`,
+          i,
+          p.type === "refusal" ? "refusal" : "text",
+        );
+      if (s.annotationsStreamed && !jsonEqual(p.annotations, s.annotations))
+        bad(`\`item.${key}[${i}].annotations\` differ from those streamed`, i, "annotations");
     });
   }
 
@@ -621,7 +1044,16 @@ export class StreamChecker {
     return this.items.map((s) => {
       if (s.done) return s.done;
       const built: Record<string, unknown> = { ...s.added };
-      if (s.type === "message" || s.content.length > 0) built.content = s.content.map((p) => (p.type === "refusal" ? { type: p.type, refusal: p.textDone ?? p.text } : { type: p.type, text: p.textDone ?? p.text, ...(p.type === "output_text" ? { annotations: p.annotations } : {}) }));
+      if (s.type === "message" || s.content.length > 0)
+        built.content = s.content.map((p) =>
+          p.type === "refusal"
+            ? { type: p.type, refusal: p.textDone ?? p.text }
+            : {
+                type: p.type,
+                text: p.textDone ?? p.text,
+                ...(p.type === "output_text" ? { annotations: p.annotations } : {}),
+              },
+        );
       if (s.type === "reasoning") built.summary = s.summary.map((p) => ({ type: p.type, text: p.textDone ?? p.text }));
       if (s.type === "function_call") built.arguments = s.argsDone ?? s.args;
       return built;
@@ -631,7 +1063,8 @@ export class StreamChecker {
   /** The fold of the stream against the terminal snapshot's output. */
   private compareFold(res: Record<string, unknown>, where: Where): void {
     if (!Array.isArray(res.output)) return;
-    const bad = (message: string, ...path: (string | number)[]) => this.add({ rule: "fold", message, path: subPath("$", "response", "output", ...path), ...where });
+    const bad = (message: string, ...path: (string | number)[]) =>
+      this.add({ rule: "fold", message, path: subPath("$", "response", "output", ...path), ...where });
     const fold = this.folded();
     if (res.output.length !== fold.length) {
       bad(`the terminal snapshot has ${res.output.length} output item(s), but the stream added ${fold.length}`);
@@ -642,12 +1075,20 @@ export class StreamChecker {
       const got = res.output[i];
       if (!this.items[i].done) {
         // An item the failure cut short: its identity must match; its content may be as it stood.
-        if (isObject(got) && (got.id !== want.id || got.type !== want.type)) bad(`\`output[${i}]\` is ${show(got.type)} ${show(got.id)}, but the stream's item ${i} is ${show(want.type)} ${show(want.id)}`, i);
+        if (isObject(got) && (got.id !== want.id || got.type !== want.type))
+          bad(
+            `\`output[${i}]\` is ${show(got.type)} ${show(got.id)}, but the stream's item ${i} is ${show(want.type)} ${show(want.id)}`,
+            i,
+          );
         continue;
       }
       for (const path of differences(want, got)) {
         const label = `output[${i}]${path.map((k) => (typeof k === "number" ? `[${k}]` : `.${k}`)).join("")}`;
-        bad(`\`${label}\` in the terminal snapshot is ${show(valueAt(got, path))}, but the stream's output_item.done had ${show(valueAt(want, path))}`, i, ...path);
+        bad(
+          `\`${label}\` in the terminal snapshot is ${show(valueAt(got, path))}, but the stream's output_item.done had ${show(valueAt(want, path))}`,
+          i,
+          ...path,
+        );
       }
     }
   }

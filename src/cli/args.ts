@@ -122,7 +122,10 @@ export function unknownFlags(words: readonly string[], known: KnownOptions): Unk
       if (names.has(name) || (name.startsWith("no-") && names.has(name.slice(3)))) continue;
       const negated = name.startsWith("no-");
       const near = nearestName(negated ? name.slice(3) : name, long);
-      out.push({ typed: word.split("=", 1)[0], suggestion: near === undefined ? undefined : `--${negated ? "no-" : ""}${near}` });
+      out.push({
+        typed: word.split("=", 1)[0],
+        suggestion: near === undefined ? undefined : `--${negated ? "no-" : ""}${near}`,
+      });
       continue;
     }
     // -abc is -a -b -c; a letter that is no alias is unknown.

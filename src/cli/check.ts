@@ -9,7 +9,16 @@
  */
 import type { Argv } from "yargs";
 import { nearestName } from "../util/nearest-name.js";
-import { BATTERY_NAMES, CHECK_DIALECTS, formatReport, isCheckDialect, jsonReport, runBattery, type BatteryRequest, type RawAnswer } from "../check/index.js";
+import {
+  BATTERY_NAMES,
+  CHECK_DIALECTS,
+  formatReport,
+  isCheckDialect,
+  jsonReport,
+  runBattery,
+  type BatteryRequest,
+  type RawAnswer,
+} from "../check/index.js";
 
 const NAME = "openresponses-mock";
 
@@ -36,13 +45,23 @@ export interface CheckArgs {
 /** The `check` command's positional and flags. */
 export function checkOptions<T>(y: Argv<T>) {
   return y
-    .positional("url", { type: "string", demandOption: true, describe: "Base URL of the server, as the SDKs take it (http://127.0.0.1:4010/v1); /responses is appended" })
+    .positional("url", {
+      type: "string",
+      demandOption: true,
+      describe: "Base URL of the server, as the SDKs take it (http://127.0.0.1:4010/v1); /responses is appended",
+    })
     .option("api-key", { type: "string", describe: "Send 'Authorization: Bearer KEY'" })
     .option("model", { type: "string", default: DEFAULT_CHECK_MODEL, describe: "The model every request asks for" })
-    .option("dialect", { type: "string", describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)` })
+    .option("dialect", {
+      type: "string",
+      describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)`,
+    })
     .option("only", { type: "string", array: true, describe: `Run only these checks: ${BATTERY_NAMES.join(", ")}` })
     .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
-    .option("timeout-ms", { type: "string", describe: `Longest wait for one whole answer, in ms (default ${DEFAULT_CHECK_TIMEOUT_MS})` });
+    .option("timeout-ms", {
+      type: "string",
+      describe: `Longest wait for one whole answer, in ms (default ${DEFAULT_CHECK_TIMEOUT_MS})`,
+    });
 }
 
 class UsageError extends Error {}
@@ -65,25 +84,48 @@ export function checkSettings(argv: CheckArgs): Settings {
   } catch {
     throw new UsageError(`URL '${argv.url}' is not a URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`URL '${argv.url}' is not an http(s) URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(
+      `URL '${argv.url}' is not an http(s) URL: give the server's base URL, e.g. http://127.0.0.1:4010/v1`,
+    );
   const dialect = argv.dialect ?? "open-responses";
-  if (!isCheckDialect(dialect)) throw new UsageError(`--dialect: unknown dialect '${dialect}'; ${didYouMean(dialect, CHECK_DIALECTS)}known dialects: ${CHECK_DIALECTS.join(", ")}`);
-  const only = (argv.only ?? []).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean);
-  for (const name of only) if (!BATTERY_NAMES.includes(name)) throw new UsageError(`--only: unknown check '${name}'; ${didYouMean(name, BATTERY_NAMES)}checks: ${BATTERY_NAMES.join(", ")}`);
+  if (!isCheckDialect(dialect))
+    throw new UsageError(
+      `--dialect: unknown dialect '${dialect}'; ${didYouMean(dialect, CHECK_DIALECTS)}known dialects: ${CHECK_DIALECTS.join(", ")}`,
+    );
+  const only = (argv.only ?? [])
+    .flatMap((s) => String(s).split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of only)
+    if (!BATTERY_NAMES.includes(name))
+      throw new UsageError(
+        `--only: unknown check '${name}'; ${didYouMean(name, BATTERY_NAMES)}checks: ${BATTERY_NAMES.join(", ")}`,
+      );
   let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
   if (argv["timeout-ms"] !== undefined) {
     const text = String(argv["timeout-ms"]);
     timeoutMs = Number(text);
-    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout-ms: expected a whole number of milliseconds above 0, got '${text}'`);
+    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError(`--timeout-ms: expected a whole number of milliseconds above 0, got '${text}'`);
   }
   if (argv.model.trim() === "") throw new UsageError("--model: expected a model name, got nothing");
-  return { base: url.href.replace(/\/+$/, ""), apiKey: argv["api-key"], model: argv.model, dialect, only, json: argv.json, timeoutMs };
+  return {
+    base: url.href.replace(/\/+$/, ""),
+    apiKey: argv["api-key"],
+    model: argv.model,
+    dialect,
+    only,
+    json: argv.json,
+    timeoutMs,
+  };
 }
 
 /** Why a fetch failed, in words: `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`, or the timeout. */
 function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no complete answer within ${timeoutMs} ms (--timeout-ms)`;
+  if (e?.name === "TimeoutError" || e?.name === "AbortError")
+    return `no complete answer within ${timeoutMs} ms (--timeout-ms)`;
   if (e?.cause?.code) return `${e.cause.code}${e.cause.message ? ` (${e.cause.message})` : ""}`;
   return e?.cause?.message ?? e?.message ?? String(err);
 }
@@ -95,7 +137,12 @@ async function send(settings: Settings, request: BatteryRequest): Promise<RawAns
   const signal = AbortSignal.timeout(settings.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(`${settings.base}/responses`, { method: "POST", headers, body: request.raw ?? JSON.stringify(request.body), signal });
+    res = await fetch(`${settings.base}/responses`, {
+      method: "POST",
+      headers,
+      body: request.raw ?? JSON.stringify(request.body),
+      signal,
+    });
   } catch (err) {
     return { body: "", failure: describeFailure(err, settings.timeoutMs) };
   }
@@ -125,9 +172,18 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
     await write(process.stderr, `${NAME} check: ${(err as Error).message}\n`);
     return;
   }
-  const report = await runBattery({ model: settings.model, dialect: settings.dialect, only: settings.only, send: (request) => send(settings, request) });
+  const report = await runBattery({
+    model: settings.model,
+    dialect: settings.dialect,
+    only: settings.only,
+    send: (request) => send(settings, request),
+  });
   if (settings.json) await write(process.stdout, jsonReport(report, settings.base));
-  else await write(process.stdout, formatReport(report, { target: settings.base, color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+  else
+    await write(
+      process.stdout,
+      formatReport(report, { target: settings.base, color: process.stdout.isTTY === true && !process.env.NO_COLOR }),
+    );
   if (report.unreachable) {
     await write(process.stderr, `${NAME} check: cannot reach ${settings.base}: ${report.unreachable}\n`);
     process.exitCode = 2;

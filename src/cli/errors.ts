@@ -16,9 +16,11 @@ export function listenErrorMessage(err: unknown): string | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const e = err as ListenError;
   if (e.syscall === "listen") {
-    if (e.code === "EADDRINUSE") return `port ${e.port} is already in use on ${e.address}: pick another with --port N, or --port 0 for a free one`;
+    if (e.code === "EADDRINUSE")
+      return `port ${e.port} is already in use on ${e.address}: pick another with --port N, or --port 0 for a free one`;
     if (e.code === "EACCES") {
-      const low = typeof e.port === "number" && e.port > 0 && e.port < 1024 ? ": ports below 1024 need administrator rights" : "";
+      const low =
+        typeof e.port === "number" && e.port > 0 && e.port < 1024 ? ": ports below 1024 need administrator rights" : "";
       return `no permission to listen on port ${e.port} of ${e.address}${low}; pick another with --port N (e.g. 4010), or --port 0 for a free one`;
     }
     if (e.code === "EADDRNOTAVAIL") {
@@ -41,8 +43,10 @@ const helpFor = (name: string, command?: string) => `'${name}${command ? ` ${com
  */
 export function yargsMessage(message: string, name: string, command?: string): string {
   if (/^Not enough non-option arguments|^Missing required argument/.test(message)) {
-    if (command === "validate") return `validate: give one or more scenario files or folders, e.g. '${name} validate scenarios/'`;
-    if (command === "check") return `check: give the server's base URL, as the SDKs take it, e.g. '${name} check http://127.0.0.1:4010/v1'`;
+    if (command === "validate")
+      return `validate: give one or more scenario files or folders, e.g. '${name} validate scenarios/'`;
+    if (command === "check")
+      return `check: give the server's base URL, as the SDKs take it, e.g. '${name} check http://127.0.0.1:4010/v1'`;
     if (command === "play") {
       return `play: give the scenario NAME first, e.g. '${name} play text' ('${name} list' shows the names); --scenarios takes every path after it, so write 'play NAME --scenarios DIR'`;
     }

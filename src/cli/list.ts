@@ -15,5 +15,7 @@ export function formatList(registry: ScenarioRegistry): string {
     description: oneLine(s.description ?? ""),
   }));
   const width = Math.max(...rows.map((r) => r.name.length));
-  return rows.map((r) => (r.description === "" ? `${r.name}\n` : `${r.name.padEnd(width)}  ${r.description}\n`)).join("");
+  return rows
+    .map((r) => (r.description === "" ? `${r.name}\n` : `${r.name.padEnd(width)}  ${r.description}\n`))
+    .join("");
 }

@@ -55,7 +55,8 @@ class UsageError extends Error {
 /** The lines an error is printed as (each after `openresponses-mock: `), in the words of the command line. */
 function errorLines(err: unknown): string[] {
   if (err instanceof OptionsError) return [...err.problems];
-  if (err instanceof UnknownScenarioError) return [`--scenario: unknown scenario '${err.scenario.slice(0, 80)}'. ${err.hint}`];
+  if (err instanceof UnknownScenarioError)
+    return [`--scenario: unknown scenario '${err.scenario.slice(0, 80)}'. ${err.hint}`];
   if (err instanceof StoreConnectError) return [err.describe("--store")];
   const listen = listenErrorMessage(err);
   if (listen !== undefined) return [listen];
@@ -66,7 +67,9 @@ function errorLines(err: unknown): string[] {
 function errorText(err: unknown): string {
   // One `FILE: $.path: message` line per issue, exactly as `validate` prints them.
   if (err instanceof ScenarioError) return err.issues.map(formatIssue).join("\n") + "\n";
-  return errorLines(err).map((line) => `${NAME}: ${line}\n`).join("");
+  return errorLines(err)
+    .map((line) => `${NAME}: ${line}\n`)
+    .join("");
 }
 
 /** Prints an error the way every command does, and sets exit code 1. */
@@ -198,7 +201,9 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   if (isWorker()) return runWorker((shell) => startServer({ ...options, workers: 1 }, shell), errorText);
   if ((options.workers ?? 1) > 1) {
     if ((options.store ?? "memory") === "memory") {
-      process.stderr.write(`${NAME}: warning: --workers ${options.workers} with the memory store: each worker keeps its own stored responses and session controls, so previous_response_id, GET /v1/responses/{id} and /__mock/ controls work only on the worker that holds them. Give --store redis://HOST:PORT to share them.\n`);
+      process.stderr.write(
+        `${NAME}: warning: --workers ${options.workers} with the memory store: each worker keeps its own stored responses and session controls, so previous_response_id, GET /v1/responses/{id} and /__mock/ controls work only on the worker that holds them. Give --store redis://HOST:PORT to share them.\n`,
+      );
     }
     return runPrimary(options.workers!, options.log ?? "pretty");
   }
@@ -244,7 +249,10 @@ async function validate(argv: { files: string[] }): Promise<void> {
 async function list(argv: ScenarioArgs & { scenario?: string }): Promise<void> {
   try {
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
-    const resolved = resolveOptions({ scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario }, SERVE_FLAGS);
+    const resolved = resolveOptions(
+      { scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario },
+      SERVE_FLAGS,
+    );
     await writeOut(formatList(await loadRegistry(resolved)));
   } catch (err) {
     fail(err);
@@ -264,18 +272,34 @@ interface PlayArgs extends ScenarioArgs {
 async function play(argv: PlayArgs): Promise<void> {
   try {
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
-    const resolved = resolveOptions({ seed: argv.seed, scenarios: argv.scenarios, library: argv.library, dialect: argv.dialect }, SERVE_FLAGS);
+    const resolved = resolveOptions(
+      { seed: argv.seed, scenarios: argv.scenarios, library: argv.library, dialect: argv.dialect },
+      SERVE_FLAGS,
+    );
     const registry = await loadRegistry(resolved);
-    if (!registry.byName.has(argv.name)) throw new UsageError(`unknown scenario '${argv.name.slice(0, 80)}'. ${knownScenariosHint(argv.name, registry.byName.keys())}`);
+    if (!registry.byName.has(argv.name))
+      throw new UsageError(
+        `unknown scenario '${argv.name.slice(0, 80)}'. ${knownScenariosHint(argv.name, registry.byName.keys())}`,
+      );
     const body = { model: argv.model, input: argv.input, stream: true };
     let text: string;
     try {
-      text = playRequest({ registry, body, seed: resolved.seed, scenario: argv.name, now: Date.now(), dialect: DIALECTS.get(resolved.dialect) }).text;
+      text = playRequest({
+        registry,
+        body,
+        seed: resolved.seed,
+        scenario: argv.name,
+        now: Date.now(),
+        dialect: DIALECTS.get(resolved.dialect),
+      }).text;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       // What the server would answer instead of a stream: the status, its headers, the error body.
       const rendered = renderError(DIALECTS.get(resolved.dialect)!, err);
-      const head = [`HTTP ${err.status} ${STATUS_CODES[err.status] ?? ""}`.trimEnd(), ...Object.entries(rendered.headers).map(([k, v]) => `${k}: ${v}`)];
+      const head = [
+        `HTTP ${err.status} ${STATUS_CODES[err.status] ?? ""}`.trimEnd(),
+        ...Object.entries(rendered.headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       process.stderr.write(`${head.join("\n")}\n\n${JSON.stringify(rendered.body)}\n`);
       process.exitCode = 1;
       return;
@@ -290,7 +314,8 @@ async function play(argv: PlayArgs): Promise<void> {
 
 function version(): string {
   try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+      .version;
   } catch {
     return "unknown";
   }
@@ -304,11 +329,13 @@ function version(): string {
 function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => number {
   const flag = SERVE_FLAGS[option] ?? `--${option}`;
   return (value) => {
-    if (Array.isArray(value)) throw new UsageError(`${flag}: given ${value.length} times (${value.map(quoteValue).join(", ")}); give it once`);
+    if (Array.isArray(value))
+      throw new UsageError(`${flag}: given ${value.length} times (${value.map(quoteValue).join(", ")}); give it once`);
     if (typeof value === "number") return value;
     const text = String(value);
     const n = Number(text);
-    if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${flag}: expected ${OPTION_EXPECTS[option] ?? "a number"}, got ${quoteValue(text)}`);
+    if (text.trim() === "" || !Number.isFinite(n))
+      throw new UsageError(`${flag}: expected ${OPTION_EXPECTS[option] ?? "a number"}, got ${quoteValue(text)}`);
     return n;
   };
 }
@@ -335,10 +362,15 @@ function checkWords(argv: { _: (string | number)[]; name?: unknown }, y: Command
   const options = y.getOptions();
   const unknown = unknownFlags(line.args, { keys: Object.keys(options.key), aliases: options.alias });
   if (unknown.length > 0) {
-    const lines = unknown.map((u) => `unknown option '${u.typed}'${u.suggestion ? `; did you mean '${u.suggestion}'?` : ""}`);
+    const lines = unknown.map(
+      (u) => `unknown option '${u.typed}'${u.suggestion ? `; did you mean '${u.suggestion}'?` : ""}`,
+    );
     throw new UsageError([...lines, `${helpHint} for the options`].join("\n"));
   }
-  const empty = flagsMissingValues(line.args, Object.keys(options.key).filter((k) => !options.boolean.includes(k)));
+  const empty = flagsMissingValues(
+    line.args,
+    Object.keys(options.key).filter((k) => !options.boolean.includes(k)),
+  );
   if (empty.length > 0) throw new UsageError(empty.map((flag) => `${flag}: needs a value`).join("\n"));
   const extra = argv._.map(String);
   if (COMMANDS.includes(extra[0])) extra.shift();
@@ -347,9 +379,12 @@ function checkWords(argv: { _: (string | number)[]; name?: unknown }, y: Command
   const pathHint = extra.some((w) => /[/\\.]/.test(w)) ? `; to load scenario files, write --scenarios ${extra[0]}` : "";
   if (line.command === undefined) {
     const near = nearestName(extra[0], COMMANDS);
-    throw new UsageError(`unknown command ${words}${near ? ` (did you mean '${near}'?)` : ""}${pathHint}. Commands: ${COMMANDS.join(", ")} (serve is the default); ${helpHint}`);
+    throw new UsageError(
+      `unknown command ${words}${near ? ` (did you mean '${near}'?)` : ""}${pathHint}. Commands: ${COMMANDS.join(", ")} (serve is the default); ${helpHint}`,
+    );
   }
-  if (line.command === "play") throw new UsageError(`play takes one scenario NAME, got '${String(argv.name)}' and then ${words}; ${helpHint}`);
+  if (line.command === "play")
+    throw new UsageError(`play takes one scenario NAME, got '${String(argv.name)}' and then ${words}; ${helpHint}`);
   throw new UsageError(`${line.command} takes no arguments, got ${words}${pathHint}; ${helpHint}`);
 }
 
@@ -357,25 +392,95 @@ function checkWords(argv: { _: (string | number)[]; name?: unknown }, y: Command
 function serveFlags<T>(y: Argv<T>) {
   return scenarioOptions(
     y
-      .option("port", { requiresArg: true, coerce: numberFlag("port"), default: 4010, describe: "Port to listen on (0 picks a free port)" })
+      .option("port", {
+        requiresArg: true,
+        coerce: numberFlag("port"),
+        default: 4010,
+        describe: "Port to listen on (0 picks a free port)",
+      })
       .option("host", { type: "string", describe: "Interface to bind (default 127.0.0.1)" })
-      .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed: the same request and seed give the same bytes (default 0)" })
-      .option("scenario", { type: "string", describe: "Scenario used when no header, model name or match rule picks one (default auto)" })
+      .option("seed", {
+        requiresArg: true,
+        coerce: numberFlag("seed"),
+        describe: "Server seed: the same request and seed give the same bytes (default 0)",
+      })
+      .option("scenario", {
+        type: "string",
+        describe: "Scenario used when no header, model name or match rule picks one (default auto)",
+      })
       .option("api-key", { type: "string", describe: "Require 'Authorization: Bearer KEY' on /v1 routes" })
-      .option("body-limit", { requiresArg: true, coerce: numberFlag("bodyLimit"), describe: "Largest request body in bytes (default 32 MiB)" })
-      .option("latency-ms", { requiresArg: true, coerce: numberFlag("latencyMs"), describe: "Time to the first byte of every answer, in ms (default 0)" })
-      .option("chunk-ms", { requiresArg: true, coerce: numberFlag("chunkMs"), describe: "Pause between streamed events, in ms (default 0)" })
-      .option("jitter-ms", { requiresArg: true, coerce: numberFlag("jitterMs"), describe: "Vary each pause by up to ± this many ms, from the seed (default 0)" })
-      .option("tokens-per-second", { requiresArg: true, coerce: numberFlag("tokensPerSecond"), describe: "Pace text deltas at this rate instead of --chunk-ms" })
-      .option("heartbeat-ms", { requiresArg: true, coerce: numberFlag("heartbeatMs"), describe: "Send ': keep-alive' after this many idle ms (default 0: never)" })
-      .option("store", { type: "string", describe: "Where stored responses, background runs, session controls and the journal's shared view live: memory (default) or redis://HOST:PORT, shared by every worker and replica that names it" })
-      .option("workers", { requiresArg: true, coerce: numberFlag("workers"), describe: "Worker processes behind one port (default 1); with more than one, give --store redis://HOST:PORT so that they share stored responses" })
-      .option("store-limit", { requiresArg: true, coerce: numberFlag("storeLimit"), describe: "Stored responses to keep; the oldest are evicted (default 1000)" })
-      .option("journal-bytes", { requiresArg: true, coerce: numberFlag("journalBytes"), describe: "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)" })
-      .option("dialect", { type: "string", describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
-      .option("admin", { type: "boolean", default: true, describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)" })
-      .option("strict", { type: "boolean", default: false, describe: "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it" })
-      .option("log", { type: "string", describe: "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)" }),
+      .option("body-limit", {
+        requiresArg: true,
+        coerce: numberFlag("bodyLimit"),
+        describe: "Largest request body in bytes (default 32 MiB)",
+      })
+      .option("latency-ms", {
+        requiresArg: true,
+        coerce: numberFlag("latencyMs"),
+        describe: "Time to the first byte of every answer, in ms (default 0)",
+      })
+      .option("chunk-ms", {
+        requiresArg: true,
+        coerce: numberFlag("chunkMs"),
+        describe: "Pause between streamed events, in ms (default 0)",
+      })
+      .option("jitter-ms", {
+        requiresArg: true,
+        coerce: numberFlag("jitterMs"),
+        describe: "Vary each pause by up to ± this many ms, from the seed (default 0)",
+      })
+      .option("tokens-per-second", {
+        requiresArg: true,
+        coerce: numberFlag("tokensPerSecond"),
+        describe: "Pace text deltas at this rate instead of --chunk-ms",
+      })
+      .option("heartbeat-ms", {
+        requiresArg: true,
+        coerce: numberFlag("heartbeatMs"),
+        describe: "Send ': keep-alive' after this many idle ms (default 0: never)",
+      })
+      .option("store", {
+        type: "string",
+        describe:
+          "Where stored responses, background runs, session controls and the journal's shared view live: memory (default) or redis://HOST:PORT, shared by every worker and replica that names it",
+      })
+      .option("workers", {
+        requiresArg: true,
+        coerce: numberFlag("workers"),
+        describe:
+          "Worker processes behind one port (default 1); with more than one, give --store redis://HOST:PORT so that they share stored responses",
+      })
+      .option("store-limit", {
+        requiresArg: true,
+        coerce: numberFlag("storeLimit"),
+        describe: "Stored responses to keep; the oldest are evicted (default 1000)",
+      })
+      .option("journal-bytes", {
+        requiresArg: true,
+        coerce: numberFlag("journalBytes"),
+        describe:
+          "Bytes the request journal may hold; the oldest entries go first, big bodies are kept truncated (default 64 MiB; 0 keeps no bodies)",
+      })
+      .option("dialect", {
+        type: "string",
+        describe: `Wire dialect of every answer unless x-mock-dialect says otherwise: ${DIALECT_NAMES.join(", ")} (default open-responses)`,
+      })
+      .option("admin", {
+        type: "boolean",
+        default: true,
+        describe: "Serve the /__mock/ admin routes (--no-admin to turn them off)",
+      })
+      .option("strict", {
+        type: "boolean",
+        default: false,
+        describe:
+          "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it",
+      })
+      .option("log", {
+        type: "string",
+        describe:
+          "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)",
+      }),
   );
 }
 
@@ -399,14 +504,24 @@ const cli = yargs(line.args)
   .command(
     "validate <files..>",
     "Check scenario files (files or folders): every error with its file and JSON path.",
-    (y) => y.positional("files", { type: "string", array: true, demandOption: true, default: undefined, describe: "Scenario files or folders" }),
+    (y) =>
+      y.positional("files", {
+        type: "string",
+        array: true,
+        demandOption: true,
+        default: undefined,
+        describe: "Scenario files or folders",
+      }),
     (argv) => validate({ files: argv.files }),
   )
   .command(
     "list",
     "Show the scenarios a server would load, with the default marked.",
     (y) =>
-      scenarioOptions(y).option("scenario", { type: "string", describe: "The default scenario to mark (default auto)" }),
+      scenarioOptions(y).option("scenario", {
+        type: "string",
+        describe: "The default scenario to mark (default auto)",
+      }),
     (argv) => list(argv),
   )
   .command(
@@ -415,9 +530,21 @@ const cli = yargs(line.args)
     (y) =>
       scenarioOptions(
         y
-          .positional("name", { type: "string", demandOption: true, describe: "Scenario name (as in the x-mock-scenario header); give it before --scenarios, which takes every path after it" })
-          .option("seed", { requiresArg: true, coerce: numberFlag("seed"), describe: "Server seed, as serve --seed (default 0)" })
-          .option("dialect", { type: "string", describe: `Wire dialect: ${DIALECT_NAMES.join(", ")} (default open-responses)` })
+          .positional("name", {
+            type: "string",
+            demandOption: true,
+            describe:
+              "Scenario name (as in the x-mock-scenario header); give it before --scenarios, which takes every path after it",
+          })
+          .option("seed", {
+            requiresArg: true,
+            coerce: numberFlag("seed"),
+            describe: "Server seed, as serve --seed (default 0)",
+          })
+          .option("dialect", {
+            type: "string",
+            describe: `Wire dialect: ${DIALECT_NAMES.join(", ")} (default open-responses)`,
+          })
           .option("input", { type: "string", default: DEFAULT_PLAY_INPUT, describe: "The user message" })
           .option("model", { type: "string", default: DEFAULT_PLAY_MODEL, describe: "The request's model" }),
       ),

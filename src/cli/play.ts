@@ -54,7 +54,14 @@ export function sseText(events: readonly StreamEvent[], dialect: Dialect = DEFAU
 export function playRequest(input: PlayInput): PlayResult {
   const request = parseCreateRequest(input.body, { strict: input.strict ?? false });
   const dialect = input.dialect ?? DEFAULT_DIALECT;
-  const { scenario, plan } = planRequest({ registry: input.registry, request, seed: input.seed, scenario: input.scenario, createdAt: Math.floor(input.now / 1000), dialect });
+  const { scenario, plan } = planRequest({
+    registry: input.registry,
+    request,
+    seed: input.seed,
+    scenario: input.scenario,
+    createdAt: Math.floor(input.now / 1000),
+    dialect,
+  });
   // Each event becomes its frame as it is produced; only the frames are kept for the text.
   const source = new EventSource(plan);
   const events: StreamEvent[] = [];

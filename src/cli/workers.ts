@@ -34,7 +34,8 @@ type WorkerMessage =
 /** What the primary tells a worker. */
 type PrimaryMessage = { type: "stop" };
 
-const isMessage = (m: unknown): m is { type: string } => typeof m === "object" && m !== null && typeof (m as { type?: unknown }).type === "string";
+const isMessage = (m: unknown): m is { type: string } =>
+  typeof m === "object" && m !== null && typeof (m as { type?: unknown }).type === "string";
 
 /** Whether this process is a worker the primary started. */
 export const isWorker = (): boolean => cluster.isWorker;
@@ -52,7 +53,10 @@ function tell(message: WorkerMessage): Promise<void> {
  * settings; `errorText` is how the command prints an error (sent to the
  * primary, which prints it once).
  */
-export async function runWorker(start: (shell: ShellSettings) => Promise<MockServer>, errorText: (err: unknown) => string): Promise<void> {
+export async function runWorker(
+  start: (shell: ShellSettings) => Promise<MockServer>,
+  errorText: (err: unknown) => string,
+): Promise<void> {
   let closed: Promise<void> | undefined;
   let mock: MockServer | undefined;
   const stop = () =>
@@ -88,7 +92,12 @@ export async function runWorker(start: (shell: ShellSettings) => Promise<MockSer
  * prints the start summary once they all listen, reports a worker that
  * dies, and stops them all on SIGINT/SIGTERM.
  */
-export function runPrimary(count: number, format: LogFormat | "off", out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout, err: NodeJS.WritableStream = process.stderr): void {
+export function runPrimary(
+  count: number,
+  format: LogFormat | "off",
+  out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): void {
   const log = format === "off" ? undefined : attachRequestLog({ onEnd: () => () => undefined }, format, out);
   const workers = new Map<number, Worker>();
   let listening = 0;
@@ -117,7 +126,8 @@ export function runPrimary(count: number, format: LogFormat | "off", out: NodeJS
   const finish = () => {
     clearTimeout(killTimer);
     // Only a server that was announced says it stopped.
-    if (listening === count && process.exitCode !== 1) log?.stop({ at: Date.now(), requests, uptimeMs: Date.now() - startedAt });
+    if (listening === count && process.exitCode !== 1)
+      log?.stop({ at: Date.now(), requests, uptimeMs: Date.now() - startedAt });
   };
 
   const onMessage = (message: unknown) => {
@@ -146,7 +156,9 @@ export function runPrimary(count: number, format: LogFormat | "off", out: NodeJS
       workers.delete(worker.id);
       if (!stopping) {
         const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
-        err.write(`openresponses-mock: worker ${worker.id} (pid ${worker.process.pid}) ${how}; it is not restarted (${workers.size} of ${count} workers left)\n`);
+        err.write(
+          `openresponses-mock: worker ${worker.id} (pid ${worker.process.pid}) ${how}; it is not restarted (${workers.size} of ${count} workers left)\n`,
+        );
         if (workers.size === 0) process.exitCode = 1;
       }
       if (workers.size === 0) finish();

@@ -24,7 +24,13 @@ export interface ErrorSpelling {
     below: { integer: string; decimal: string };
     above: { integer: string; decimal: string };
     /** The message, from the parameter, the side, the kind of number, the bound and the value sent. */
-    message: (param: string, side: "below" | "above", kind: "integer" | "decimal", bound: number, got: unknown) => string;
+    message: (
+      param: string,
+      side: "below" | "above",
+      kind: "integer" | "decimal",
+      bound: number,
+      got: unknown,
+    ) => string;
   };
   /**
    * Codes for a string or list longer than its maximum (`string_above_max_length`,

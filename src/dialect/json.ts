@@ -43,7 +43,11 @@ const isPlain = (value: object): boolean => {
 
 /** A value that JSON.stringify would serialise differently in place than on its own (toJSON gets its key), or leave out. */
 const isAwkward = (value: unknown): boolean =>
-  value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint" || (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function");
+  value === undefined ||
+  typeof value === "function" ||
+  typeof value === "symbol" ||
+  typeof value === "bigint" ||
+  (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function");
 
 /** The JSON text of one value written in place (null: not a value this writer takes; the caller falls back). */
 function valueText(value: unknown): string | null {
@@ -169,7 +173,14 @@ function deltaJson(own: Record<string, unknown>): string | null {
   }
   if (step < 6) return null;
   const { type, sequence_number: seq, item_id: item, output_index: output, delta } = own;
-  if (typeof type !== "string" || typeof item !== "string" || typeof delta !== "string" || !finite(seq) || !finite(output)) return null;
+  if (
+    typeof type !== "string" ||
+    typeof item !== "string" ||
+    typeof delta !== "string" ||
+    !finite(seq) ||
+    !finite(output)
+  )
+    return null;
   let out = `{"type":${quote(type)},"sequence_number":${seq},"item_id":${quote(item)},"output_index":${output}`;
   if (index !== null) {
     const at = own[index];
@@ -208,7 +219,11 @@ export function eventJson(event: object, base?: object): string {
   for (const key in own) {
     const value = own[key];
     const text =
-      key === "response" && base !== undefined && typeof value === "object" && value !== null ? (isAwkward(value) ? null : responseJson(value, base)) : valueText(value);
+      key === "response" && base !== undefined && typeof value === "object" && value !== null
+        ? isAwkward(value)
+          ? null
+          : responseJson(value, base)
+        : valueText(value);
     if (text === null) return JSON.stringify(event);
     out += out.length === 1 ? keyText(key) + text : `,${keyText(key)}${text}`;
   }

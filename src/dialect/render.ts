@@ -35,7 +35,8 @@ export function compileDialect(description: DialectDescription): Dialect {
     !r.echoJsonSchema &&
     r.serviceTierInProgress === undefined &&
     r.floatFields.length === 0;
-  const floatPattern = r.floatFields.length > 0 ? new RegExp(`"(${r.floatFields.join("|")})":(-?\\d+)(?=[,}])`, "g") : null;
+  const floatPattern =
+    r.floatFields.length > 0 ? new RegExp(`"(${r.floatFields.join("|")})":(-?\\d+)(?=[,}])`, "g") : null;
   return { ...description, identity, floatPattern };
 }
 
@@ -43,7 +44,8 @@ export function compileDialect(description: DialectDescription): Dialect {
 
 type Json = Record<string, unknown>;
 
-const isOutputText = (part: unknown): part is Json => typeof part === "object" && part !== null && (part as Json).type === "output_text";
+const isOutputText = (part: unknown): part is Json =>
+  typeof part === "object" && part !== null && (part as Json).type === "output_text";
 
 /** An output_text part with `logprobs` (an empty list unless the spec part has some). */
 function renderPart(d: Dialect, part: unknown): unknown {
@@ -55,11 +57,17 @@ function renderPart(d: Dialect, part: unknown): unknown {
 export function renderItem(d: Dialect, item: OutputItem | null, plan: Plan | undefined, added = false): unknown {
   if (d.identity || item === null) return item;
   const it = item as unknown as Json;
-  if (it.type === "message" && Array.isArray(it.content) && d.response.outputTextLogprobs && it.content.some((p) => isOutputText(p) && p.logprobs === undefined)) {
+  if (
+    it.type === "message" &&
+    Array.isArray(it.content) &&
+    d.response.outputTextLogprobs &&
+    it.content.some((p) => isOutputText(p) && p.logprobs === undefined)
+  ) {
     return { ...it, content: it.content.map((p) => renderPart(d, p)) };
   }
   if (it.type === "reasoning" && added && d.encryptedContentOnAdded && it.encrypted_content === undefined && plan) {
-    const step = plan.items.find((s) => s.kind === "reasoning" && s.id === it.id) as { encrypted_content?: string } | undefined;
+    const step = plan.items.find((s) => s.kind === "reasoning" && s.id === it.id) as
+      { encrypted_content?: string } | undefined;
     if (step?.encrypted_content !== undefined) return { ...it, encrypted_content: step.encrypted_content };
   }
   return item;
@@ -78,7 +86,16 @@ function renderText(d: Dialect, text: ResponseResource["text"], plan: Plan | und
   const sent = plan?.echo.format as Json | undefined;
   if (r.echoJsonSchema && text.format.type === "json_schema" && sent?.type === "json_schema") {
     const format = text.format as Json;
-    out = { ...out, format: { type: "json_schema", description: format.description ?? null, name: format.name, schema: sent.schema ?? null, strict: format.strict } };
+    out = {
+      ...out,
+      format: {
+        type: "json_schema",
+        description: format.description ?? null,
+        name: format.name,
+        schema: sent.schema ?? null,
+        strict: format.strict,
+      },
+    };
   }
   if (r.verbosityDefault !== undefined && out.verbosity === undefined) out = { ...out, verbosity: r.verbosityDefault };
   return out;
@@ -89,11 +106,30 @@ function renderText(d: Dialect, text: ResponseResource["text"], plan: Plan | und
  * responses): what it sent is kept, what it left out is added.
  */
 const HOSTED_DEFAULTS: Record<string, Json> = {
-  web_search: { filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
-  web_search_2025_08_26: { filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
-  web_search_preview: { search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } },
+  web_search: {
+    filters: null,
+    search_context_size: "medium",
+    user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null },
+  },
+  web_search_2025_08_26: {
+    filters: null,
+    search_context_size: "medium",
+    user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null },
+  },
+  web_search_preview: {
+    search_context_size: "medium",
+    user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null },
+  },
   file_search: { filters: null, max_num_results: 20, ranking_options: { ranker: "auto", score_threshold: 0 } },
-  image_generation: { background: "auto", moderation: "auto", output_compression: 100, output_format: "png", partial_images: 0, quality: "auto", size: "auto" },
+  image_generation: {
+    background: "auto",
+    moderation: "auto",
+    output_compression: 100,
+    output_format: "png",
+    partial_images: 0,
+    quality: "auto",
+    size: "auto",
+  },
   mcp: { allowed_tools: null, headers: null, require_approval: "always", server_description: null },
 };
 
@@ -105,7 +141,13 @@ function hostedToolEcho(tool: Json): Json {
   for (const key in defaults) if (out[key] === undefined) out[key] = defaults[key];
   const location = out.user_location as Json | null | undefined;
   if (location && typeof location === "object" && String(tool.type).startsWith("web_search")) {
-    out.user_location = { type: "approximate", city: location.city ?? null, country: location.country ?? null, region: location.region ?? null, timezone: location.timezone ?? null };
+    out.user_location = {
+      type: "approximate",
+      city: location.city ?? null,
+      country: location.country ?? null,
+      region: location.region ?? null,
+      timezone: location.timezone ?? null,
+    };
   }
   return out;
 }
@@ -117,14 +159,21 @@ export function renderResponse(d: Dialect, response: ResponseResource, plan: Pla
   const out: Json = { ...response };
   out.reasoning = renderReasoning(d, response.reasoning);
   out.text = renderText(d, response.text, plan);
-  if (r.hostedToolDefaults) out.tools = response.tools.map((tool) => (tool.type === "function" ? tool : hostedToolEcho(tool as unknown as Json)));
+  if (r.hostedToolDefaults)
+    out.tools = response.tools.map((tool) =>
+      tool.type === "function" ? tool : hostedToolEcho(tool as unknown as Json),
+    );
   if (r.outputTextLogprobs) out.output = response.output.map((item) => renderItem(d, item, plan));
   for (const key in r.echoFields) {
     const sent = plan?.echo[key as keyof Plan["echo"]];
     out[key] = sent === undefined ? r.echoFields[key] : sent;
   }
   const tier = plan?.echo.service_tier;
-  if (r.serviceTierInProgress !== undefined && (response.status === "queued" || response.status === "in_progress") && (tier == null || tier === "auto")) {
+  if (
+    r.serviceTierInProgress !== undefined &&
+    (response.status === "queued" || response.status === "in_progress") &&
+    (tier == null || tier === "auto")
+  ) {
     out.service_tier = r.serviceTierInProgress;
   }
   return out;
@@ -138,12 +187,20 @@ export function renderEvent(d: Dialect, event: StreamEvent, plan: Plan | undefin
   const e = event as unknown as Json;
   const renamed = d.eventNames[event.type];
   let out: Json = renamed === undefined ? e : { ...e, type: renamed };
-  if (e.response !== undefined && typeof e.response === "object" && e.response !== null && "object" in (e.response as Json)) {
+  if (
+    e.response !== undefined &&
+    typeof e.response === "object" &&
+    e.response !== null &&
+    "object" in (e.response as Json)
+  ) {
     out = { ...out, response: renderResponse(d, e.response as ResponseResource, plan) };
   } else if (event.type === "response.output_item.added" || event.type === "response.output_item.done") {
     const item = renderItem(d, e.item as OutputItem | null, plan, event.type === "response.output_item.added");
     if (item !== e.item) out = { ...out, item };
-  } else if ((event.type === "response.content_part.added" || event.type === "response.content_part.done") && isOutputText(e.part)) {
+  } else if (
+    (event.type === "response.content_part.added" || event.type === "response.content_part.done") &&
+    isOutputText(e.part)
+  ) {
     const part = renderPart(d, e.part);
     if (part !== e.part) out = { ...out, part };
   }
@@ -152,7 +209,9 @@ export function renderEvent(d: Dialect, event: StreamEvent, plan: Plan | undefin
 
 /** The dialect's float fields written as decimals (`1.0`) in JSON text that holds a response. */
 function withFloats(d: Dialect, text: string): string {
-  return d.floatPattern === null || !text.includes('"object":"response"') ? text : text.replace(d.floatPattern, '"$1":$2.0');
+  return d.floatPattern === null || !text.includes('"object":"response"')
+    ? text
+    : text.replace(d.floatPattern, '"$1":$2.0');
 }
 
 /** JSON text of a rendered value, with the dialect's float fields written as decimals (`1.0`). */
@@ -182,7 +241,10 @@ export function responseBody(d: Dialect, response: ResponseResource, plan: Plan 
 // ---- errors ---------------------------------------------------------------
 
 /** The `error` object of an error, in the dialect (`{type, code, param, message}` for the spec). */
-export function renderErrorObject(d: Dialect, error: ApiError): { type: string; code: string | null; param: string | null; message: string } {
+export function renderErrorObject(
+  d: Dialect,
+  error: ApiError,
+): { type: string; code: string | null; param: string | null; message: string } {
   if (d.identity) return { type: error.type, code: error.code, param: error.param, message: error.message };
   const spelling = d.errors;
   const type = spelling.types[error.type] ?? error.type;
@@ -199,13 +261,25 @@ export function renderErrorObject(d: Dialect, error: ApiError): { type: string; 
     code = spelling.lengths.above[error.length.kind];
     message = spelling.lengths.message(error.param, error.length.kind, error.length.limit, error.length.got);
   }
-  if (error.status === 429 && type === "requests" && (code === null || code === "too_many_requests")) code = "rate_limit_exceeded";
-  return { message, type, param: error.param, code } as { type: string; code: string | null; param: string | null; message: string };
+  if (error.status === 429 && type === "requests" && (code === null || code === "too_many_requests"))
+    code = "rate_limit_exceeded";
+  return { message, type, param: error.param, code } as {
+    type: string;
+    code: string | null;
+    param: string | null;
+    message: string;
+  };
 }
 
 /** The status, headers and body of an HTTP error answer, in the dialect. */
-export function renderError(d: Dialect, error: ApiError): { status: number; headers: Record<string, string>; body: ErrorBody } {
-  const headers = error.status === 429 && d.errors.rateLimitHeaders ? { ...d.errors.rateLimitHeaders, ...error.headers } : { ...error.headers };
+export function renderError(
+  d: Dialect,
+  error: ApiError,
+): { status: number; headers: Record<string, string>; body: ErrorBody } {
+  const headers =
+    error.status === 429 && d.errors.rateLimitHeaders
+      ? { ...d.errors.rateLimitHeaders, ...error.headers }
+      : { ...error.headers };
   return { status: error.status, headers, body: { error: renderErrorObject(d, error) } };
 }
 

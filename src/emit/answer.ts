@@ -10,7 +10,13 @@ import { isPacked, packPlan } from "../generate/packed-chunks.js";
 import { inputItems } from "../scenario/conversation.js";
 import { selectScenario, type ScenarioRegistry, type SelectionReason } from "../scenario/registry.js";
 import type { Scenario } from "../scenario/schema.js";
-import { ApiError, type CreateResponseBody, type ItemParam, type ResponseResource, type StreamEvent } from "../spec/index.js";
+import {
+  ApiError,
+  type CreateResponseBody,
+  type ItemParam,
+  type ResponseResource,
+  type StreamEvent,
+} from "../spec/index.js";
 import { emitStream, EventWindow } from "./emit-events.js";
 import { finalResponse } from "./final.js";
 
@@ -59,12 +65,26 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const dialect = input.dialect ?? DEFAULT_DIALECT;
   const seed = input.seedString ?? requestSeed(input.seed, request);
   const items = input.items ?? inputItems(request.input);
-  const { scenario, reason } = selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
+  const { scenario, reason } = selectScenario(
+    input.registry,
+    request,
+    items,
+    input.scenario || undefined,
+    input.forced,
+  );
   const rng = createRng(seed);
   const ids = answerIds(rng, dialect.ids, seed, input.session ?? null, input.repeat ?? 0);
   let plan: Plan;
   try {
-    plan = planScenario(scenario, { request, items, rng, ids, vendorExtensions: dialect.vendorExtensions, hostedItems: dialect.hostedItems, createdAt: input.createdAt });
+    plan = planScenario(scenario, {
+      request,
+      items,
+      rng,
+      ids,
+      vendorExtensions: dialect.vendorExtensions,
+      hostedItems: dialect.hostedItems,
+      createdAt: input.createdAt,
+    });
   } catch (err) {
     // An `http_error` turn names its scenario like every answer does.
     if (err instanceof ApiError) (err.headers as Record<string, string>)["x-mock-scenario"] = scenario.name;
@@ -80,14 +100,30 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
 /** The planned answer with its whole stream of events. */
 export function withEvents(planned: PlannedAnswer): Answer {
   const { events, pauses, response } = emitStream(planned.plan);
-  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events, pauses, response };
+  return {
+    scenario: planned.scenario,
+    reason: planned.reason,
+    plan: planned.plan,
+    seed: planned.seed,
+    events,
+    pauses,
+    response,
+  };
 }
 
 const NO_PAUSES: ReadonlyMap<number, number> = new Map();
 
 /** The planned answer's final response only, with no events built (a non-streamed answer with no timing). */
 export function finalOnly(planned: PlannedAnswer): Answer {
-  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: [], pauses: NO_PAUSES, response: finalResponse(planned.plan) };
+  return {
+    scenario: planned.scenario,
+    reason: planned.reason,
+    plan: planned.plan,
+    seed: planned.seed,
+    events: [],
+    pauses: NO_PAUSES,
+    response: finalResponse(planned.plan),
+  };
 }
 
 /** A planned answer whose events are produced as they are sent. */
@@ -104,7 +140,14 @@ export interface LazyAnswer extends PlannedAnswer {
  * events one at a time as the stream reaches them.
  */
 export function withLazyEvents(planned: PlannedAnswer): LazyAnswer {
-  return { scenario: planned.scenario, reason: planned.reason, plan: planned.plan, seed: planned.seed, events: new EventWindow(planned.plan), response: finalResponse(planned.plan) };
+  return {
+    scenario: planned.scenario,
+    reason: planned.reason,
+    plan: planned.plan,
+    seed: planned.seed,
+    events: new EventWindow(planned.plan),
+    response: finalResponse(planned.plan),
+  };
 }
 
 /**

@@ -5,7 +5,15 @@
  */
 import { fnv1a, fnv1aNumbered, hashChars } from "../generate/hash.js";
 import { chunkPrefix, PackedChunks, type Chunks } from "../generate/packed-chunks.js";
-import type { Plan, PlanFunctionCall, PlanHostedCall, PlanItem, PlanMessage, PlanReasoning, PlanVendorItem } from "../generate/plan.js";
+import type {
+  Plan,
+  PlanFunctionCall,
+  PlanHostedCall,
+  PlanItem,
+  PlanMessage,
+  PlanReasoning,
+  PlanVendorItem,
+} from "../generate/plan.js";
 import { countTokens, takeTokens, tokenize } from "../generate/tokens.js";
 import type {
   ErrorPayload,
@@ -24,7 +32,8 @@ export function copyJson<T>(value: T): T {
   for (const key in value) {
     const v = copyJson((value as Record<string, unknown>)[key]);
     // A JSON key "__proto__" is data: assignment would set the prototype instead.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;
   }
   return out as T;
@@ -87,7 +96,10 @@ class Emitter {
     readonly collect = true,
   ) {
     const o = plan.outcome;
-    this.failAt = o.kind === "failed" && o.afterEvents !== undefined ? Math.max(o.afterEvents, plan.options.queued ? 3 : 2) : undefined;
+    this.failAt =
+      o.kind === "failed" && o.afterEvents !== undefined
+        ? Math.max(o.afterEvents, plan.options.queued ? 3 : 2)
+        : undefined;
   }
 
   /** The next event (undefined when not collecting), with the next sequence number; or stops at the failure point. */
@@ -95,7 +107,9 @@ class Emitter {
     if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
     // Spread into a literal, never `{ ...where, part }`: a copy that gains a key gets a hidden class of its
     // own in V8 (a new map per event, and megamorphic code wherever it goes); `more` is the key it gains.
-    const event = this.collect ? ({ type, sequence_number: this.count, ...fields, ...more } as unknown as StreamEvent) : undefined;
+    const event = this.collect
+      ? ({ type, sequence_number: this.count, ...fields, ...more } as unknown as StreamEvent)
+      : undefined;
     this.count++;
     return event;
   }
@@ -146,9 +160,22 @@ class Emitter {
    * Appends a text delta event, built in one go (deltas are most of a stream):
    * `type, sequence_number, item_id, output_index[, indexKey], delta[, logprobs][, obfuscation]`.
    */
-  private pushDelta(type: string, at: { item_id: string; output_index: number }, indexKey: string | null, index: number, delta: string, logprobs?: LogProb[], obfuscate = true): StreamEvent {
+  private pushDelta(
+    type: string,
+    at: { item_id: string; output_index: number },
+    indexKey: string | null,
+    index: number,
+    delta: string,
+    logprobs?: LogProb[],
+    obfuscate = true,
+  ): StreamEvent {
     if (this.failAt !== undefined && this.count >= this.failAt) throw new FailurePoint();
-    const event: Record<string, unknown> = { type, sequence_number: this.count, item_id: at.item_id, output_index: at.output_index };
+    const event: Record<string, unknown> = {
+      type,
+      sequence_number: this.count,
+      item_id: at.item_id,
+      output_index: at.output_index,
+    };
     if (indexKey !== null) event[indexKey] = index;
     event.delta = delta;
     if (logprobs !== undefined) event.logprobs = logprobs;
@@ -215,7 +242,11 @@ class Emitter {
       const spec = step.parts[ci];
       const where = { item_id: at.item_id, output_index: at.output_index, content_index: ci };
       if (spec.type === "output_text") {
-        const part: { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] } = { type: "output_text", text: "", annotations: [] };
+        const part: { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] } = {
+          type: "output_text",
+          text: "",
+          annotations: [],
+        };
         if (logprobTop !== null) part.logprobs = [];
         yield this.push("response.content_part.added", where, { part: this.snap(part) });
         item.content.push(part);
@@ -223,8 +254,15 @@ class Emitter {
         /** Sends the annotations from `part.annotations.length` on whose cited span has been sent (all of them with `all`). */
         const push = this.push.bind(this);
         const annotate = function* (all: boolean, length = 0): Events {
-          for (let ai = part.annotations.length; ai < annotations.length && (all || citedEnd(annotations[ai]) <= length); ai++) {
-            yield push("response.output_text.annotation.added", where, { annotation_index: ai, annotation: { ...annotations[ai] } });
+          for (
+            let ai = part.annotations.length;
+            ai < annotations.length && (all || citedEnd(annotations[ai]) <= length);
+            ai++
+          ) {
+            yield push("response.output_text.annotation.added", where, {
+              annotation_index: ai,
+              annotation: { ...annotations[ai] },
+            });
             (part.annotations as unknown[]).push({ ...annotations[ai] });
           }
         };
@@ -235,7 +273,9 @@ class Emitter {
           false,
           (text, offset) => {
             lp = logprobTop !== null ? logprobsOf(text, logprobTop, `${outputIndex}:${ci}:${offset}`) : [];
-            return this.collect ? this.pushDelta("response.output_text.delta", at, "content_index", ci, text, lp) : this.tick();
+            return this.collect
+              ? this.pushDelta("response.output_text.delta", at, "content_index", ci, text, lp)
+              : this.tick();
           },
           (text) => void (part.text = text),
           part.logprobs || inline
@@ -247,7 +287,10 @@ class Emitter {
         );
         // Only where there are annotations: the first run of a generator function made here costs V8 four new hidden classes.
         if (!cut && annotations.length > 0) yield* annotate(true);
-        yield this.push("response.output_text.done", where, { text: part.text, logprobs: part.logprobs ? [...part.logprobs] : [] });
+        yield this.push("response.output_text.done", where, {
+          text: part.text,
+          logprobs: part.logprobs ? [...part.logprobs] : [],
+        });
         yield this.push("response.content_part.done", where, { part: this.snap(part) });
       } else {
         const part = { type: "refusal" as const, refusal: "" };
@@ -256,7 +299,10 @@ class Emitter {
         cut = yield* this.deltas(
           spec.chunks,
           false,
-          (text) => (this.collect ? this.pushDelta("response.refusal.delta", at, "content_index", ci, text, undefined, false) : this.tick()),
+          (text) =>
+            this.collect
+              ? this.pushDelta("response.refusal.delta", at, "content_index", ci, text, undefined, false)
+              : this.tick(),
           (text) => void (part.refusal = text),
         );
         yield this.push("response.refusal.done", where, { refusal: part.refusal });
@@ -271,14 +317,22 @@ class Emitter {
   }
 
   *functionCall(step: PlanFunctionCall, outputIndex: number, lastItem: boolean): Events {
-    const item = { type: "function_call" as const, id: step.id, call_id: step.call_id, name: step.name, arguments: "", status: "in_progress" as "in_progress" | "completed" | "incomplete" };
+    const item = {
+      type: "function_call" as const,
+      id: step.id,
+      call_id: step.call_id,
+      name: step.name,
+      arguments: "",
+      status: "in_progress" as "in_progress" | "completed" | "incomplete",
+    };
     yield this.push("response.output_item.added", { output_index: outputIndex, item: { ...item } });
     this.output.push(item);
     const at = { item_id: step.id, output_index: outputIndex };
     const cut = yield* this.deltas(
       step.chunks,
       false,
-      (text) => (this.collect ? this.pushDelta("response.function_call_arguments.delta", at, null, 0, text) : this.tick()),
+      (text) =>
+        this.collect ? this.pushDelta("response.function_call_arguments.delta", at, null, 0, text) : this.tick(),
       (text) => void (item.arguments = text),
     );
     yield this.push("response.function_call_arguments.done", at, { arguments: item.arguments });
@@ -289,7 +343,13 @@ class Emitter {
   }
 
   *reasoning(step: PlanReasoning, outputIndex: number): Events {
-    const item: { type: "reasoning"; id: string; summary: { type: "summary_text"; text: string }[]; content?: { type: "reasoning_text"; text: string }[]; encrypted_content?: string } = {
+    const item: {
+      type: "reasoning";
+      id: string;
+      summary: { type: "summary_text"; text: string }[];
+      content?: { type: "reasoning_text"; text: string }[];
+      encrypted_content?: string;
+    } = {
       type: "reasoning",
       id: step.id,
       summary: [],
@@ -307,7 +367,10 @@ class Emitter {
       cut = yield* this.deltas(
         step.summary[si],
         true,
-        (text) => (this.collect ? this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, text) : this.tick()),
+        (text) =>
+          this.collect
+            ? this.pushDelta("response.reasoning_summary_text.delta", at, "summary_index", si, text)
+            : this.tick(),
         (text) => void (part.text = text),
       );
       yield this.push("response.reasoning_summary_text.done", where, { text: part.text });
@@ -321,7 +384,8 @@ class Emitter {
       cut = yield* this.deltas(
         step.content[ci],
         true,
-        (text) => (this.collect ? this.pushDelta("response.reasoning.delta", at, "content_index", ci, text) : this.tick()),
+        (text) =>
+          this.collect ? this.pushDelta("response.reasoning.delta", at, "content_index", ci, text) : this.tick(),
         (text) => void (part.text = text),
       );
       yield this.push("response.reasoning.done", where, { text: part.text });
@@ -338,7 +402,10 @@ class Emitter {
     const { status, ...rest } = step.item;
     const added = { ...rest, status: "in_progress" };
     yield this.push("response.output_item.added", { output_index: outputIndex, item: this.snap(added) });
-    const done = { ...rest, status: lastItem && this.plan.outcome.kind === "incomplete" ? "incomplete" : (status ?? "completed") };
+    const done = {
+      ...rest,
+      status: lastItem && this.plan.outcome.kind === "incomplete" ? "incomplete" : (status ?? "completed"),
+    };
     this.output.push(added as unknown as OutputItem);
     yield this.push("response.output_item.done", { output_index: outputIndex, item: this.snap(done) });
     this.output[outputIndex] = done as unknown as OutputItem;
@@ -360,7 +427,11 @@ class Emitter {
       const at = { output_index: outputIndex, item_id: step.added.id };
       if (ev.delta) {
         this.outputTokens += countTokens(ev.delta.text);
-        const fields: Record<string, unknown> = { output_index: at.output_index, item_id: at.item_id, delta: ev.delta.text };
+        const fields: Record<string, unknown> = {
+          output_index: at.output_index,
+          item_id: at.item_id,
+          delta: ev.delta.text,
+        };
         if (this.plan.options.obfuscation) fields.obfuscation = this.obfuscation(ev.delta.text.length);
         yield this.push(ev.type, fields);
         item[ev.delta.into] = String(item[ev.delta.into] ?? "") + ev.delta.text;
@@ -383,11 +454,21 @@ class Emitter {
       const outputIndex = this.output.length;
       const last = i === lastOutput;
       switch (step.kind) {
-        case "message": yield* this.message(step, outputIndex, last); break;
-        case "function_call": yield* this.functionCall(step, outputIndex, last); break;
-        case "reasoning": yield* this.reasoning(step, outputIndex); break;
-        case "vendor_item": yield* this.vendorItem(step, outputIndex, last); break;
-        case "hosted_call": yield* this.hostedCall(step, outputIndex, last); break;
+        case "message":
+          yield* this.message(step, outputIndex, last);
+          break;
+        case "function_call":
+          yield* this.functionCall(step, outputIndex, last);
+          break;
+        case "reasoning":
+          yield* this.reasoning(step, outputIndex);
+          break;
+        case "vendor_item":
+          yield* this.vendorItem(step, outputIndex, last);
+          break;
+        case "hosted_call":
+          yield* this.hostedCall(step, outputIndex, last);
+          break;
         case "vendor_event": {
           const { type, ...data } = step.event;
           yield this.push(type, data);
@@ -422,7 +503,14 @@ export type AnswerEnd = { status: "completed" } | { status: "incomplete"; reason
  * in the spec dialect, where no web_search_call is played). The emitter's
  * terminal event and the direct final response (final.ts) both end here.
  */
-export function endedResponse(plan: Plan, end: AnswerEnd, output: OutputItem[], outputTokens: number, reasoningTokens: number, webSearches: number): ResponseResource {
+export function endedResponse(
+  plan: Plan,
+  end: AnswerEnd,
+  output: OutputItem[],
+  outputTokens: number,
+  reasoningTokens: number,
+  webSearches: number,
+): ResponseResource {
   const input = plan.inputTokens;
   const usage: ResponseResource["usage"] = {
     input_tokens: input,
@@ -431,8 +519,17 @@ export function endedResponse(plan: Plan, end: AnswerEnd, output: OutputItem[], 
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: input + outputTokens,
   };
-  const toolUsage = webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: webSearches } } } as Partial<ResponseResource>) : {};
-  if (end.status === "incomplete") return { ...plan.base, status: "incomplete", incomplete_details: { reason: end.reason }, output, usage, ...toolUsage };
+  const toolUsage =
+    webSearches > 0 ? ({ tool_usage: { web_search: { num_requests: webSearches } } } as Partial<ResponseResource>) : {};
+  if (end.status === "incomplete")
+    return {
+      ...plan.base,
+      status: "incomplete",
+      incomplete_details: { reason: end.reason },
+      output,
+      usage,
+      ...toolUsage,
+    };
   return { ...plan.base, status: "completed", completed_at: plan.completedAt, output, usage, ...toolUsage };
 }
 
@@ -531,7 +628,8 @@ export function emitFinal(plan: Plan): ResponseResource {
 
 /** Plays a plan into an emitter, event by event; hands the terminal response to `end` as its event is produced. */
 function* play(e: Emitter, plan: Plan, end: (response: ResponseResource) => void): Events {
-  const lifecycle = (type: string, status: ResponseResource["status"]) => e.push(type, e.collect ? { response: e.snapshot({ status }) } : {});
+  const lifecycle = (type: string, status: ResponseResource["status"]) =>
+    e.push(type, e.collect ? { response: e.snapshot({ status }) } : {});
   yield lifecycle("response.created", plan.options.queued ? "queued" : "in_progress");
   if (plan.options.queued) yield lifecycle("response.queued", "queued");
   yield lifecycle("response.in_progress", "in_progress");
@@ -562,7 +660,11 @@ function* play(e: Emitter, plan: Plan, end: (response: ResponseResource) => void
     yield event;
     yield terminal(
       "response.failed",
-      e.snapshot({ status: "failed", output: closeOpenItems(e.output), error: { type: error.type, code: error.code ?? error.type, message: error.message } }),
+      e.snapshot({
+        status: "failed",
+        output: closeOpenItems(e.output),
+        error: { type: error.type, code: error.code ?? error.type, message: error.message },
+      }),
     );
     return;
   }
@@ -603,7 +705,8 @@ export class EventWindow {
       this.ring[n % WINDOW] = event;
       this.pauses[n % WINDOW] = this.source.pause;
     }
-    if (index < this.source.produced - WINDOW || index < 0) throw new RangeError(`event ${index} is no longer held (the stream is at ${this.source.produced})`);
+    if (index < this.source.produced - WINDOW || index < 0)
+      throw new RangeError(`event ${index} is no longer held (the stream is at ${this.source.produced})`);
     return this.ring[index % WINDOW];
   }
 

@@ -44,7 +44,8 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
         for (const spec of step.parts) {
           const { text, tokens } = joined(spec.chunks);
           outputTokens += tokens;
-          if (spec.type === "output_text") content.push({ type: "output_text", text, annotations: (spec.annotations ?? []).map((a) => ({ ...a })) });
+          if (spec.type === "output_text")
+            content.push({ type: "output_text", text, annotations: (spec.annotations ?? []).map((a) => ({ ...a })) });
           else content.push({ type: "refusal", refusal: text });
         }
         const item: Record<string, unknown> = { type: "message", id: step.id, status, role: "assistant", content };
@@ -55,7 +56,14 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
       case "function_call": {
         const { text, tokens } = joined(step.chunks);
         outputTokens += tokens;
-        output.push({ type: "function_call", id: step.id, call_id: step.call_id, name: step.name, arguments: text, status } as OutputItem);
+        output.push({
+          type: "function_call",
+          id: step.id,
+          call_id: step.call_id,
+          name: step.name,
+          arguments: text,
+          status,
+        } as OutputItem);
         break;
       }
       case "reasoning": {
@@ -83,7 +91,10 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
       }
       case "vendor_item": {
         const { status: own, ...rest } = step.item;
-        output.push({ ...rest, status: status === "incomplete" ? "incomplete" : (own ?? "completed") } as unknown as OutputItem);
+        output.push({
+          ...rest,
+          status: status === "incomplete" ? "incomplete" : (own ?? "completed"),
+        } as unknown as OutputItem);
         break;
       }
       case "hosted_call": {
@@ -102,7 +113,14 @@ export function directFinal(plan: Plan): ResponseResource | undefined {
   }
   // A budget that every delta fits in cuts nothing; one that some delta passes is the emitter's to cut.
   if (plan.budget !== null && outputTokens > plan.budget) return undefined;
-  return endedResponse(plan, outcome.kind === "incomplete" ? { status: "incomplete", reason: outcome.reason } : { status: "completed" }, output, outputTokens, reasoningTokens, webSearches);
+  return endedResponse(
+    plan,
+    outcome.kind === "incomplete" ? { status: "incomplete", reason: outcome.reason } : { status: "completed" },
+    output,
+    outputTokens,
+    reasoningTokens,
+    webSearches,
+  );
 }
 
 /** The final response of a plan: built directly where it can be, played through the emitter otherwise. */

@@ -10,7 +10,10 @@ import { copyJson } from "./emit-events.js";
 import type { OutputItem, ResponseResource, StandardStreamEvent, StreamEvent } from "../spec/index.js";
 
 export class FoldError extends Error {
-  constructor(message: string, readonly event?: unknown) {
+  constructor(
+    message: string,
+    readonly event?: unknown,
+  ) {
     super(message);
     this.name = "FoldError";
   }
@@ -23,13 +26,25 @@ type TextPart = { type: string; text?: string; refusal?: string; annotations?: u
 const clone = <T>(v: T): T => copyJson(v);
 
 /** OpenAI's hosted-tool items: their final item fills what the added one left null or empty (a search's action, a call's output). */
-const HOSTED_ITEMS = new Set(["web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_list_tools", "mcp_call", "mcp_approval_request"]);
+const HOSTED_ITEMS = new Set([
+  "web_search_call",
+  "file_search_call",
+  "code_interpreter_call",
+  "image_generation_call",
+  "mcp_list_tools",
+  "mcp_call",
+  "mcp_approval_request",
+]);
 
 /** OpenAI's hosted-tool status events: they change nothing, but must name an open item. */
-const HOSTED_PHASE = /^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_call|mcp_list_tools)\.(in_progress|searching|interpreting|generating|partial_image|completed|failed)$/;
+const HOSTED_PHASE =
+  /^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_call|mcp_list_tools)\.(in_progress|searching|interpreting|generating|partial_image|completed|failed)$/;
 
 /** Hosted deltas and their `.done`: the item key they build. */
-const HOSTED_DELTAS: Record<string, string> = { "response.code_interpreter_call_code": "code", "response.mcp_call_arguments": "arguments" };
+const HOSTED_DELTAS: Record<string, string> = {
+  "response.code_interpreter_call_code": "code",
+  "response.mcp_call_arguments": "arguments",
+};
 
 /** A value an item may send empty on `added` and fill on `done`. */
 const unfilled = (v: unknown) => v === null || (Array.isArray(v) && v.length === 0);
@@ -57,10 +72,14 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
     const item = output[ev.output_index];
     if (!item) return fail(`no item at output_index ${ev.output_index}`, ev);
     if (done.has(ev.output_index)) return fail(`item at output_index ${ev.output_index} is already done`, ev);
-    if (ev.item_id !== undefined && item.id !== ev.item_id) return fail(`item_id ${ev.item_id} does not match item ${item.id}`, ev);
+    if (ev.item_id !== undefined && item.id !== ev.item_id)
+      return fail(`item_id ${ev.item_id} does not match item ${item.id}`, ev);
     return item;
   };
-  const partAt = (ev: { output_index: number; item_id?: string; content_index: number }, list = "content"): TextPart => {
+  const partAt = (
+    ev: { output_index: number; item_id?: string; content_index: number },
+    list = "content",
+  ): TextPart => {
     const item = itemAt(ev);
     const part = (item[list] as TextPart[] | undefined)?.[ev.content_index];
     if (!part) return fail(`no ${list} part ${ev.content_index} on item ${item.id}`, ev);
@@ -90,7 +109,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
     const event = raw as StandardStreamEvent;
     if (terminal) fail(`event after the terminal event: ${event.type}`, event);
     if (event.sequence_number !== i) fail(`sequence_number ${event.sequence_number} at position ${i}`, event);
-    if (!snapshot && event.type !== "response.created") fail(`first event must be response.created, got ${event.type}`, event);
+    if (!snapshot && event.type !== "response.created")
+      fail(`first event must be response.created, got ${event.type}`, event);
     switch (event.type) {
       case "response.created":
         if (snapshot) fail("second response.created", event);
@@ -102,7 +122,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         snapshot = { ...clone(event.response), output: snapshot!.output };
         break;
       case "response.output_item.added": {
-        if (event.output_index !== output.length) fail(`output_index ${event.output_index}, expected ${output.length}`, event);
+        if (event.output_index !== output.length)
+          fail(`output_index ${event.output_index}, expected ${output.length}`, event);
         if (!event.item) fail("output_item.added without an item", event);
         output.push(clone(event.item) as AnyItem);
         break;
@@ -114,7 +135,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         const hosted = HOSTED_ITEMS.has(built.type);
         for (const key of Object.keys(built)) {
           if (hosted && unfilled(built[key])) continue;
-          if (key !== "status" && !same(built[key], final[key])) fail(`output_item.done item differs from the streamed item ${built.id} in '${key}'`, event);
+          if (key !== "status" && !same(built[key], final[key]))
+            fail(`output_item.done item differs from the streamed item ${built.id} in '${key}'`, event);
         }
         output[event.output_index] = final;
         done.add(event.output_index);
@@ -123,7 +145,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
       case "response.content_part.added": {
         const item = itemAt(event);
         const content = (item.content ??= []) as unknown[];
-        if (event.content_index !== content.length) fail(`content_index ${event.content_index}, expected ${content.length}`, event);
+        if (event.content_index !== content.length)
+          fail(`content_index ${event.content_index}, expected ${content.length}`, event);
         content.push(clone(event.part));
         break;
       }
@@ -146,18 +169,25 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
       case "response.output_text.annotation.added": {
         const part = partAt(event);
         const list = (part.annotations ??= []);
-        if (event.annotation_index !== list.length) fail(`annotation_index ${event.annotation_index}, expected ${list.length}`, event);
+        if (event.annotation_index !== list.length)
+          fail(`annotation_index ${event.annotation_index}, expected ${list.length}`, event);
         list.push(clone(event.annotation));
         break;
       }
       case "response.refusal.delta":
-        { const p = partAt(event); p.refusal = (p.refusal ?? "") + event.delta; }
+        {
+          const p = partAt(event);
+          p.refusal = (p.refusal ?? "") + event.delta;
+        }
         break;
       case "response.refusal.done":
         if (partAt(event).refusal !== event.refusal) fail("refusal.done differs from its deltas", event);
         break;
       case "response.reasoning.delta":
-        { const p = partAt(event); p.text = (p.text ?? "") + event.delta; }
+        {
+          const p = partAt(event);
+          p.text = (p.text ?? "") + event.delta;
+        }
         break;
       case "response.reasoning.done":
         if (partAt(event).text !== event.text) fail("reasoning.done differs from its deltas", event);
@@ -165,7 +195,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
       case "response.reasoning_summary_part.added": {
         const item = itemAt(event);
         const summary = (item.summary ??= []) as unknown[];
-        if (event.summary_index !== summary.length) fail(`summary_index ${event.summary_index}, expected ${summary.length}`, event);
+        if (event.summary_index !== summary.length)
+          fail(`summary_index ${event.summary_index}, expected ${summary.length}`, event);
         summary.push(clone(event.part));
         break;
       }
@@ -173,7 +204,10 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         if (!same(summaryAt(event), event.part)) fail("reasoning_summary_part.done part differs", event);
         break;
       case "response.reasoning_summary_text.delta":
-        { const p = summaryAt(event); p.text = (p.text ?? "") + event.delta; }
+        {
+          const p = summaryAt(event);
+          p.text = (p.text ?? "") + event.delta;
+        }
         break;
       case "response.reasoning_summary_text.done":
         if (summaryAt(event).text !== event.text) fail("reasoning_summary_text.done differs from its deltas", event);
@@ -182,7 +216,8 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
         (itemAt(event) as unknown as { arguments: string }).arguments += event.delta;
         break;
       case "response.function_call_arguments.done":
-        if ((itemAt(event) as unknown as { arguments: string }).arguments !== event.arguments) fail("function_call_arguments.done differs from its deltas", event);
+        if ((itemAt(event) as unknown as { arguments: string }).arguments !== event.arguments)
+          fail("function_call_arguments.done differs from its deltas", event);
         break;
       case "error":
         break;
@@ -190,8 +225,11 @@ export function foldEvents(events: readonly StreamEvent[], options: FoldOptions 
       case "response.incomplete":
       case "response.failed": {
         terminal = true;
-        const open = output.map((item, idx) => (done.has(idx) ? item : { ...item, status: item.status === "in_progress" ? "incomplete" : item.status }));
-        if (event.type !== "response.failed" && open.some((_, idx) => !done.has(idx))) fail(`${event.type} while an item is still open`, event);
+        const open = output.map((item, idx) =>
+          done.has(idx) ? item : { ...item, status: item.status === "in_progress" ? "incomplete" : item.status },
+        );
+        if (event.type !== "response.failed" && open.some((_, idx) => !done.has(idx)))
+          fail(`${event.type} while an item is still open`, event);
         snapshot = { ...clone(event.response), output: open as OutputItem[] };
         break;
       }

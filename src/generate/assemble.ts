@@ -19,7 +19,13 @@ export const wantsSummary = (request: CreateResponseBody): boolean => Boolean(re
 
 /** The request fields a dialect may echo beyond the spec's. */
 export function requestEcho(request: CreateResponseBody): RequestEcho {
-  return { user: request.user, prompt_cache_retention: request.prompt_cache_retention, format: request.text?.format, reasoning: request.reasoning, service_tier: request.service_tier };
+  return {
+    user: request.user,
+    prompt_cache_retention: request.prompt_cache_retention,
+    format: request.text?.format,
+    reasoning: request.reasoning,
+    service_tier: request.service_tier,
+  };
 }
 
 /**
@@ -47,4 +53,3 @@ export function assemblePlan(
     echo: requestEcho(ctx.request),
   };
 }
-

@@ -34,20 +34,28 @@ export function callableTools(request: CreateResponseBody): { tools: FunctionToo
   const choice = request.tool_choice ?? "auto";
   const lookup = (name: string, param: string) => {
     const tool = byName.get(name);
-    if (!tool) throw invalidRequest(param, `tool_choice names the function '${name}', which is not in tools. Add it to tools or choose another.`, "tool_not_found");
+    if (!tool)
+      throw invalidRequest(
+        param,
+        `tool_choice names the function '${name}', which is not in tools. Add it to tools or choose another.`,
+        "tool_not_found",
+      );
     return tool;
   };
   if (choice === "none") return { tools: [], required: false };
   if (choice === "auto") return { tools: functions, required: false };
   if (choice === "required") {
-    if (!request.tools?.length) throw invalidRequest("tool_choice", "tool_choice is 'required' but no tools were given.", "invalid_value");
+    if (!request.tools?.length)
+      throw invalidRequest("tool_choice", "tool_choice is 'required' but no tools were given.", "invalid_value");
     // With only OpenAI's tools there is no function to call (hosted-pick.ts plays one in the openai dialect).
     return { tools: functions, required: functions.length > 0 };
   }
   if (choice.type === "function") return { tools: [lookup(choice.name, "tool_choice.name")], required: true };
   // A hosted, mcp or custom tool is forced: no function is called (hosted-pick.ts plays the hosted one in the openai dialect).
   if (choice.type !== "allowed_tools") return { tools: [], required: false };
-  const allowed = choice.tools.flatMap((t, i) => (t.type === "function" ? [lookup(t.name, `tool_choice.tools[${i}].name`)] : []));
+  const allowed = choice.tools.flatMap((t, i) =>
+    t.type === "function" ? [lookup(t.name, `tool_choice.tools[${i}].name`)] : [],
+  );
   const mode = choice.mode ?? "auto";
   if (mode === "none") return { tools: [], required: false };
   return { tools: allowed, required: mode === "required" && allowed.length > 0 };
@@ -64,9 +72,12 @@ function quote(text: string): string {
 
 function sentencesFor(request: CreateResponseBody): [number, number] {
   switch (request.text?.verbosity) {
-    case "low": return [1, 1];
-    case "high": return [3, 5];
-    default: return [1, 3];
+    case "low":
+      return [1, 1];
+    case "high":
+      return [3, 5];
+    default:
+      return [1, 3];
   }
 }
 
@@ -99,7 +110,14 @@ function toolAnswerText(ctx: GenerateContext, outputs: ReturnType<typeof trailin
 
 /** `text.format: json_object`: the answer as a JSON object, with the request's key words. */
 function jsonObjectText(ctx: GenerateContext, userText: string, answer: string): string {
-  const keywords = [...new Set(requestPhrase(userText, 8).split(" ").filter(Boolean).map((w) => w.toLowerCase()))];
+  const keywords = [
+    ...new Set(
+      requestPhrase(userText, 8)
+        .split(" ")
+        .filter(Boolean)
+        .map((w) => w.toLowerCase()),
+    ),
+  ];
   const object: Record<string, unknown> = { answer };
   if (keywords.length > 0) object.keywords = keywords;
   object.confidence = ctx.rng.pick(["high", "medium"]);
@@ -108,7 +126,12 @@ function jsonObjectText(ctx: GenerateContext, userText: string, answer: string):
 
 /** `text.format: json_schema`: JSON text valid for the schema, within ANSWER_BYTES (else a 400 naming the schema). */
 function structuredText(schema: unknown, ctx: GenerateContext, userText: string): string {
-  const sample = sampleWithin(schema, ctx.rng, { words: words(userText), places: properNames(userText), phrase: requestPhrase(userText) || undefined, maxBytes: ANSWER_BYTES });
+  const sample = sampleWithin(schema, ctx.rng, {
+    words: words(userText),
+    places: properNames(userText),
+    phrase: requestPhrase(userText) || undefined,
+    maxBytes: ANSWER_BYTES,
+  });
   if (!sample.ok) throw schemaTooLarge("text.format.schema", "the text format", sample, ANSWER_BYTES);
   return sample.json;
 }
@@ -127,7 +150,11 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   items.forEach((item, i) => {
     if (item.type === "function_call_output" && !calls.has(item.call_id)) {
       const where = i >= ownStart ? `input[${i - ownStart}].call_id` : "previous_response_id";
-      throw invalidRequest(where, `No function call with call_id '${item.call_id}' was found in the conversation. Send the function_call item before its output, or continue with previous_response_id.`, "call_not_found");
+      throw invalidRequest(
+        where,
+        `No function call with call_id '${item.call_id}' was found in the conversation. Send the function_call item before its output, or continue with previous_response_id.`,
+        "call_not_found",
+      );
     }
   });
 
@@ -143,16 +170,30 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   const offeredFunctions = hosted.awaiting ? [] : hostedCalled && !required ? pointedTools(tools, userText) : tools;
   const callTools = offeredFunctions.length > 0 && (required || outputs.length === 0);
   const chosen: PlannedCall[] = callTools
-    ? planToolCalls(offeredFunctions, { text: userText, parallel: request.parallel_tool_calls ?? true, maxCalls: request.max_tool_calls }, rng)
+    ? planToolCalls(
+        offeredFunctions,
+        { text: userText, parallel: request.parallel_tool_calls ?? true, maxCalls: request.max_tool_calls },
+        rng,
+      )
     : [];
 
   const effort = request.reasoning?.effort;
   if (request.reasoning && effort !== "none") {
     const names = [...new Set([...hosted.called, ...chosen.map((c) => c.tool.name)])];
-    const intent = names.length > 0 ? `call ${names.join(" and ")}` : outputs.length > 0 ? "summarise the tool results" : "answer directly";
+    const intent =
+      names.length > 0
+        ? `call ${names.join(" and ")}`
+        : outputs.length > 0
+          ? "summarise the tool results"
+          : "answer directly";
     const summary = `${userText ? `The user asks: "${quote(userText)}".` : "No question was asked."} I will ${intent}. ${sentence(rng)}`;
-    const reasoning: PlanItem = { kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(summary, rng, 1, 3, MAX_DELTAS)] };
-    if (request.include?.includes("reasoning.encrypted_content")) reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
+    const reasoning: PlanItem = {
+      kind: "reasoning",
+      id: ctx.ids.item("rs"),
+      summary: [chunkText(summary, rng, 1, 3, MAX_DELTAS)],
+    };
+    if (request.include?.includes("reasoning.encrypted_content"))
+      reasoning.encrypted_content = `enc_${hashString(`${id}:${summary}`, 64)}`;
     plan.push(reasoning);
   }
 
@@ -160,7 +201,11 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
   for (const step of hosted.steps) {
     // Reasoning models think again before each further search, as recorded streams show.
     if (step.type === "web_search_call" && searches++ > 0 && plan.some((p) => p.kind === "reasoning")) {
-      plan.push({ kind: "reasoning", id: ctx.ids.item("rs"), summary: [chunkText(`Next I will search for "${quote(step.query)}". ${sentence(rng)}`, rng, 1, 3, MAX_DELTAS)] });
+      plan.push({
+        kind: "reasoning",
+        id: ctx.ids.item("rs"),
+        summary: [chunkText(`Next I will search for "${quote(step.query)}". ${sentence(rng)}`, rng, 1, 3, MAX_DELTAS)],
+      });
     }
     plan.push(planHosted(step, ctx, { fill: (text) => text, chunk: (text) => chunkText(text, rng, 2, 6, MAX_DELTAS) }));
   }
@@ -175,10 +220,21 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
       const args = toolArgumentsWithin(tool, userText, rng, overrides, budget);
       if (!args.ok) {
         if (budget < CALL_BYTES && plan.some((p) => p.kind === "function_call")) break;
-        throw schemaTooLarge(`tools[${(request.tools ?? []).indexOf(tool)}].parameters`, `tool '${tool.name}'`, args, CALL_BYTES);
+        throw schemaTooLarge(
+          `tools[${(request.tools ?? []).indexOf(tool)}].parameters`,
+          `tool '${tool.name}'`,
+          args,
+          CALL_BYTES,
+        );
       }
       left -= args.json.length;
-      plan.push({ kind: "function_call", id: ctx.ids.item("fc"), call_id: ctx.ids.call(), name: tool.name, chunks: chunkText(args.json, rng, 1, 4, MAX_DELTAS) });
+      plan.push({
+        kind: "function_call",
+        id: ctx.ids.item("fc"),
+        call_id: ctx.ids.call(),
+        name: tool.name,
+        chunks: chunkText(args.json, rng, 1, 4, MAX_DELTAS),
+      });
     }
   } else {
     const format = request.text?.format;
@@ -202,4 +258,3 @@ export function planAuto(ctx: GenerateContext, scenario?: { model?: string }): P
 
   return assemblePlan(ctx, id, plan, { kind: "completed" }, scenario);
 }
-

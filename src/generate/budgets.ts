@@ -36,7 +36,12 @@ export function userTextWithin(text: string): string {
  * value is larger (`minLength: 1e9`, `^(a{1000}){1000}$`, `minItems` in the
  * millions), needs too many values, or takes too much work to sample.
  */
-export function schemaTooLarge(param: string, what: string, sample: Extract<BoundedSample, { ok: false }>, limit: number): ApiError {
+export function schemaTooLarge(
+  param: string,
+  what: string,
+  sample: Extract<BoundedSample, { ok: false }>,
+  limit: number,
+): ApiError {
   const why =
     sample.reason === "values"
       ? "needs more values than the mock makes for one answer (2,000)"

@@ -14,7 +14,7 @@ export function chunkText(text: string, rng: Rng, min = 1, max = 3, maxDeltas = 
     if (least > min) [min, max] = [least, Math.max(max, least)];
   }
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = Math.max(1, min === max ? min : rng.int(min, max));
     let end = i;
     for (let k = 0; k < n && end < text.length; k++) end = tokenEnd(text, end);
@@ -30,7 +30,7 @@ export function chunkChars(text: string, size: number, maxDeltas = Infinity): st
   const out: string[] = [];
   let start = 0;
   let n = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     i += c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
     if (++n === size) {

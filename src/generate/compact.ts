@@ -5,7 +5,14 @@
  * it. Deterministic: the same conversation gives the same bytes.
  */
 import { z } from "zod";
-import { ItemParam, invalidRequest, nestsDeeperThan, type CompactionItem, type OutputItem, type Usage } from "../spec/index.js";
+import {
+  ItemParam,
+  invalidRequest,
+  nestsDeeperThan,
+  type CompactionItem,
+  type OutputItem,
+  type Usage,
+} from "../spec/index.js";
 import { base64UrlDecode, base64UrlEncode, hashString } from "./hash.js";
 import { countInputTokens } from "./input-tokens.js";
 import { countTokens } from "./tokens.js";
@@ -24,7 +31,11 @@ export interface CompactResource {
 const encode = (items: readonly ItemParam[]) => COMPACTION_PREFIX + base64UrlEncode(JSON.stringify(items));
 
 const forged = () =>
-  invalidRequest("input", "A compaction item's encrypted_content was not made by this server (or was altered). Send it back exactly as /v1/responses/compact returned it.", "invalid_compaction");
+  invalidRequest(
+    "input",
+    "A compaction item's encrypted_content was not made by this server (or was altered). Send it back exactly as /v1/responses/compact returned it.",
+    "invalid_compaction",
+  );
 
 /** The conversation a compaction item holds; null for one made elsewhere; a 400 for a forged one. */
 function decode(content: string): ItemParam[] | null {
@@ -44,16 +55,32 @@ function decode(content: string): ItemParam[] | null {
 const userText = (item: ItemParam) => {
   const content = (item as { content?: unknown }).content;
   if (typeof content === "string") return [{ type: "input_text" as const, text: content }];
-  return ((content as { type: string; text?: string }[]) ?? []).filter((p) => p.type === "input_text").map((p) => ({ type: "input_text" as const, text: p.text ?? "" }));
+  return ((content as { type: string; text?: string }[]) ?? [])
+    .filter((p) => p.type === "input_text")
+    .map((p) => ({ type: "input_text" as const, text: p.text ?? "" }));
 };
 
 /** Compacts a conversation (its items already carry ids). */
-export function compactConversation(items: readonly ItemParam[], init: { id: string; createdAt: number; instructions?: string | null }): CompactResource {
+export function compactConversation(
+  items: readonly ItemParam[],
+  init: { id: string; createdAt: number; instructions?: string | null },
+): CompactResource {
   const kept: OutputItem[] = items
     .filter((i) => i.type === "message" && (i as { role?: string }).role === "user")
-    .map((i) => ({ type: "message", id: (i as { id: string }).id, status: "completed", role: "user", content: userText(i) }));
+    .map((i) => ({
+      type: "message",
+      id: (i as { id: string }).id,
+      status: "completed",
+      role: "user",
+      content: userText(i),
+    }));
   const encrypted = encode(items);
-  const compaction: CompactionItem = { type: "compaction", id: `cmp_${hashString(encrypted, 24)}`, encrypted_content: encrypted, created_by: "openresponses-mock" };
+  const compaction: CompactionItem = {
+    type: "compaction",
+    id: `cmp_${hashString(encrypted, 24)}`,
+    encrypted_content: encrypted,
+    created_by: "openresponses-mock",
+  };
   const input = countInputTokens({ instructions: init.instructions }, items);
   const output = kept.reduce((n, m) => n + countTokens(JSON.stringify((m as { content: unknown }).content)), 0) + 16;
   return {
@@ -61,7 +88,13 @@ export function compactConversation(items: readonly ItemParam[], init: { id: str
     object: "response.compaction",
     created_at: init.createdAt,
     output: [...kept, compaction],
-    usage: { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output },
+    usage: {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + output,
+    },
   };
 }
 
@@ -75,7 +108,8 @@ export function expandCompactions(items: readonly ItemParam[]): ItemParam[] {
   const expanded: ItemParam[] = [];
   const seen = new Set<string>();
   for (const item of items) {
-    const decoded = item.type === "compaction" ? decode((item as { encrypted_content: string }).encrypted_content) : null;
+    const decoded =
+      item.type === "compaction" ? decode((item as { encrypted_content: string }).encrypted_content) : null;
     if (!decoded) {
       expanded.push(item);
       continue;

@@ -40,7 +40,8 @@ const KIND_OF: Record<string, HostedKind> = {
 
 /** The words that point at each hosted tool (lowercased text). */
 const TRIGGERS: Record<Exclude<HostedKind, "mcp">, RegExp> = {
-  web_search: /\b(search(es|ing)?|look(s|ing)? ?up|lookup|latest|news|headlines?|google|browse|on the web|online|current events)\b/,
+  web_search:
+    /\b(search(es|ing)?|look(s|ing)? ?up|lookup|latest|news|headlines?|google|browse|on the web|online|current events)\b/,
   code_interpreter: /```|\b(run|compute|calculate|calculation|plot|chart|graph|execute|python|script|evaluate)\b/,
   image_generation: /\b(draw|drawing|image|images|picture|pictures|illustrat\w*|sketch|paint|painting|logo)\b/,
   file_search: /\b(files?|documents?|docs|pdfs?|uploaded|attachments?|knowledge base|vector stores?)\b/,
@@ -55,7 +56,10 @@ const sameTool = (a: Record<string, unknown>, b: { type: string; server_label?: 
  * hosted tools (an mcp entry by `server_label`); a hosted or mcp choice forces
  * that tool; `required` with no function tools forces a hosted one.
  */
-export function callableHosted(request: CreateResponseBody): { offered: OfferedHosted[]; forced: OfferedHosted | null } {
+export function callableHosted(request: CreateResponseBody): {
+  offered: OfferedHosted[];
+  forced: OfferedHosted | null;
+} {
   const all = (request.tools ?? []).flatMap((t): OfferedHosted[] => {
     const kind = KIND_OF[t.type];
     return kind ? [{ kind, tool: t as Record<string, unknown> }] : [];
@@ -69,14 +73,22 @@ export function callableHosted(request: CreateResponseBody): { offered: OfferedH
     const listed = choice.tools as Array<{ type: string; server_label?: unknown }>;
     const offered = all.filter((o) => listed.some((t) => sameTool(o.tool, t)));
     const required = (choice.mode ?? "auto") === "required" && !listed.some((t) => t.type === "function");
-    return { offered: choice.mode === "none" ? [] : offered, forced: required && offered.length > 0 ? offered[0] : null };
+    return {
+      offered: choice.mode === "none" ? [] : offered,
+      forced: required && offered.length > 0 ? offered[0] : null,
+    };
   }
   const named = choice as { type: string; server_label?: unknown };
   if (!KIND_OF[named.type]) return { offered: all, forced: null };
   const forced = all.find((o) => sameTool(o.tool, named)) ?? null;
   if (!forced) {
-    const what = named.type === "mcp" ? `the mcp server '${String(named.server_label)}'` : `the hosted tool '${named.type}'`;
-    throw invalidRequest("tool_choice", `tool_choice names ${what}, which is not in tools. Add it to tools or choose another.`, "tool_not_found");
+    const what =
+      named.type === "mcp" ? `the mcp server '${String(named.server_label)}'` : `the hosted tool '${named.type}'`;
+    throw invalidRequest(
+      "tool_choice",
+      `tool_choice names ${what}, which is not in tools. Add it to tools or choose another.`,
+      "tool_not_found",
+    );
   }
   return { offered: [forced], forced };
 }
@@ -93,31 +105,80 @@ const str = (description: string) => ({ type: "string", description });
 
 /** The tools a seeded MCP server may list (a few of them, by the seed). */
 const MCP_POOL: McpToolInfo[] = [
-  { name: "search_docs", description: "Search the documentation and return matching pages.", input_schema: { type: "object", properties: { query: str("What to search for.") }, required: ["query"] } },
-  { name: "fetch_page", description: "Fetch a page by URL and return its text.", input_schema: { type: "object", properties: { url: str("The page's URL.") }, required: ["url"] } },
-  { name: "get_current_time", description: "The current time in a city or timezone.", input_schema: { type: "object", properties: { city: str("A city name.") }, required: ["city"] } },
-  { name: "list_issues", description: "List the open issues of a repository.", input_schema: { type: "object", properties: { repository: str("owner/name"), state: { type: "string", enum: ["open", "closed"] } }, required: ["repository"] } },
-  { name: "roll_dice", description: "Roll dice and return the total.", input_schema: { type: "object", properties: { sides: { type: "integer", minimum: 2, maximum: 100 }, count: { type: "integer", minimum: 1, maximum: 10 } }, required: ["sides"] } },
-  { name: "translate_text", description: "Translate text into another language.", input_schema: { type: "object", properties: { text: str("The text."), language: str("The target language.") }, required: ["text", "language"] } },
+  {
+    name: "search_docs",
+    description: "Search the documentation and return matching pages.",
+    input_schema: { type: "object", properties: { query: str("What to search for.") }, required: ["query"] },
+  },
+  {
+    name: "fetch_page",
+    description: "Fetch a page by URL and return its text.",
+    input_schema: { type: "object", properties: { url: str("The page's URL.") }, required: ["url"] },
+  },
+  {
+    name: "get_current_time",
+    description: "The current time in a city or timezone.",
+    input_schema: { type: "object", properties: { city: str("A city name.") }, required: ["city"] },
+  },
+  {
+    name: "list_issues",
+    description: "List the open issues of a repository.",
+    input_schema: {
+      type: "object",
+      properties: { repository: str("owner/name"), state: { type: "string", enum: ["open", "closed"] } },
+      required: ["repository"],
+    },
+  },
+  {
+    name: "roll_dice",
+    description: "Roll dice and return the total.",
+    input_schema: {
+      type: "object",
+      properties: {
+        sides: { type: "integer", minimum: 2, maximum: 100 },
+        count: { type: "integer", minimum: 1, maximum: 10 },
+      },
+      required: ["sides"],
+    },
+  },
+  {
+    name: "translate_text",
+    description: "Translate text into another language.",
+    input_schema: {
+      type: "object",
+      properties: { text: str("The text."), language: str("The target language.") },
+      required: ["text", "language"],
+    },
+  },
 ];
 
 /** The tool names an mcp tool's `allowed_tools` lets through, or null for all. */
 function allowedNames(tool: Record<string, unknown>): string[] | null {
   const allowed = tool.allowed_tools;
   if (Array.isArray(allowed)) return allowed.filter((n): n is string => typeof n === "string");
-  if (allowed && typeof allowed === "object" && Array.isArray((allowed as { tool_names?: unknown }).tool_names)) return (allowed as { tool_names: string[] }).tool_names;
+  if (allowed && typeof allowed === "object" && Array.isArray((allowed as { tool_names?: unknown }).tool_names))
+    return (allowed as { tool_names: string[] }).tool_names;
   return null;
 }
 
 /** The tools an `mcp_list_tools` item for this server already lists in the conversation, or null when it has none. */
 export function listedMcpTools(items: readonly ItemParam[], label: string): McpToolInfo[] | null {
   for (const item of items as Array<{ type: string; server_label?: unknown; tools?: unknown }>) {
-    if ((item.type === "mcp_list_tools" || item.type === "openai:mcp_list_tools") && item.server_label === label && Array.isArray(item.tools)) {
-      return (item.tools as Array<Record<string, unknown>>).filter((t) => typeof t.name === "string").map((t) => ({
-        name: t.name as string,
-        description: typeof t.description === "string" ? t.description : undefined,
-        input_schema: t.input_schema && typeof t.input_schema === "object" ? (t.input_schema as Record<string, unknown>) : { type: "object", properties: {} },
-      }));
+    if (
+      (item.type === "mcp_list_tools" || item.type === "openai:mcp_list_tools") &&
+      item.server_label === label &&
+      Array.isArray(item.tools)
+    ) {
+      return (item.tools as Array<Record<string, unknown>>)
+        .filter((t) => typeof t.name === "string")
+        .map((t) => ({
+          name: t.name as string,
+          description: typeof t.description === "string" ? t.description : undefined,
+          input_schema:
+            t.input_schema && typeof t.input_schema === "object"
+              ? (t.input_schema as Record<string, unknown>)
+              : { type: "object", properties: {} },
+        }));
     }
   }
   return null;
@@ -127,7 +188,14 @@ export function listedMcpTools(items: readonly ItemParam[], label: string): McpT
 export function seededMcpTools(tool: Record<string, unknown>, rng: Rng): McpToolInfo[] {
   const names = allowedNames(tool);
   if (names && names.length > 0) {
-    return names.slice(0, 32).map((name) => MCP_POOL.find((t) => t.name === name) ?? { name, description: `${nameWords(name).join(" ")}.`, input_schema: { type: "object", properties: { input: str("What to do.") }, required: ["input"] } });
+    return names.slice(0, 32).map(
+      (name) =>
+        MCP_POOL.find((t) => t.name === name) ?? {
+          name,
+          description: `${nameWords(name).join(" ")}.`,
+          input_schema: { type: "object", properties: { input: str("What to do.") }, required: ["input"] },
+        },
+    );
   }
   const start = rng.int(0, MCP_POOL.length - 1);
   return [0, 1, 2].map((i) => MCP_POOL[(start + i * 2) % MCP_POOL.length]);
@@ -138,7 +206,8 @@ export function needsApproval(tool: Record<string, unknown>, name: string): bool
   const rule = tool.require_approval;
   if (rule === "never") return false;
   if (rule == null || rule === "always" || typeof rule !== "object") return true;
-  const names = (key: string) => ((rule as Record<string, { tool_names?: unknown } | undefined>)[key]?.tool_names as unknown[] | undefined) ?? [];
+  const names = (key: string) =>
+    ((rule as Record<string, { tool_names?: unknown } | undefined>)[key]?.tool_names as unknown[] | undefined) ?? [];
   if (names("never").includes(name)) return false;
   if (names("always").includes(name)) return true;
   return true;
@@ -175,35 +244,68 @@ export function mcpOutput(tool: McpToolInfo, args: string, rng: Rng): string {
       return JSON.stringify({ rolls: Array.from({ length: count }, () => rng.int(1, sides)) });
     }
     case "get_current_time":
-      return JSON.stringify({ city: first ?? "UTC", time: `${String(rng.int(0, 23)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}` });
+      return JSON.stringify({
+        city: first ?? "UTC",
+        time: `${String(rng.int(0, 23)).padStart(2, "0")}:${String(rng.int(0, 59)).padStart(2, "0")}`,
+      });
     default:
-      return JSON.stringify({ result: `${nameWords(tool.name).join(" ")}${first ? ` for '${first.slice(0, 80)}'` : ""}: ${rng.int(1, 9)} matching entries`, ok: true });
+      return JSON.stringify({
+        result: `${nameWords(tool.name).join(" ")}${first ? ` for '${first.slice(0, 80)}'` : ""}: ${rng.int(1, 9)} matching entries`,
+        ok: true,
+      });
   }
 }
 
 /** Arguments for an MCP tool, valid for its input schema. */
 export function mcpArguments(tool: McpToolInfo, text: string, rng: Rng): string {
-  const sample = toolArgumentsWithin({ type: "function", name: tool.name, parameters: tool.input_schema, strict: false } as never, text, rng, {}, CALL_BYTES);
+  const sample = toolArgumentsWithin(
+    { type: "function", name: tool.name, parameters: tool.input_schema, strict: false } as never,
+    text,
+    rng,
+    {},
+    CALL_BYTES,
+  );
   return sample.ok ? sample.json : "{}";
 }
 
 // ---- what the user's words point at ---------------------------------------------------------
 
 /** The hosted tools the user's words point at, in the order of OFFER (one of each kind). */
-export function pointedHosted(offered: OfferedHosted[], text: string, mcpTools: (o: OfferedHosted) => McpToolInfo[]): OfferedHosted[] {
+export function pointedHosted(
+  offered: OfferedHosted[],
+  text: string,
+  mcpTools: (o: OfferedHosted) => McpToolInfo[],
+): OfferedHosted[] {
   const lower = text.toLowerCase();
   const out: OfferedHosted[] = [];
   for (const o of offered) {
     if (out.some((p) => p.kind === o.kind && o.kind !== "mcp")) continue;
-    if (o.kind === "mcp" ? pointedMcpTool(mcpTools(o), text, String(o.tool.server_label)) !== null : TRIGGERS[o.kind].test(lower)) out.push(o);
+    if (
+      o.kind === "mcp"
+        ? pointedMcpTool(mcpTools(o), text, String(o.tool.server_label)) !== null
+        : TRIGGERS[o.kind].test(lower)
+    )
+      out.push(o);
   }
   return out;
 }
 
 // ---- the steps and the answer ---------------------------------------------------------------
 
-const DOMAINS = ["example.com", "example.org", "example.net", "news.example.com", "docs.example.org", "blog.example.net"];
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "page";
+const DOMAINS = [
+  "example.com",
+  "example.org",
+  "example.net",
+  "news.example.com",
+  "docs.example.org",
+  "blog.example.net",
+];
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40) || "page";
 
 /** One source: a URL on an example domain and its title. */
 export interface Source {
@@ -215,7 +317,10 @@ export interface Source {
 /** The queries a search runs: one per place the user names (up to 3), else one for the request. */
 export function searchQueries(text: string): string[] {
   // The verbs that ask for a search are not searched for ("Search the news about Berlin" → "news Berlin").
-  const asked = text.replace(/\b(search(es|ing)?|look(s|ing)?\s*up|lookup|google|browse|find|tell me|on the web|online)\b/gi, " ");
+  const asked = text.replace(
+    /\b(search(es|ing)?|look(s|ing)?\s*up|lookup|google|browse|find|tell me|on the web|online)\b/gi,
+    " ",
+  );
   return queriesFor(asked.trim() ? asked : text);
 }
 
@@ -226,7 +331,13 @@ function queriesFor(text: string): string[] {
   const others = (p: string) => new Set(places.filter((q) => q !== p).flatMap((q) => q.split(/\s+/)));
   return places.map((p) => {
     const drop = others(p);
-    return requestPhrase(text, 12).split(" ").filter((w) => !drop.has(w)).slice(0, 8).join(" ") || p;
+    return (
+      requestPhrase(text, 12)
+        .split(" ")
+        .filter((w) => !drop.has(w))
+        .slice(0, 8)
+        .join(" ") || p
+    );
   });
 }
 
@@ -236,19 +347,33 @@ export function searchSources(query: string, rng: Rng): Source[] {
   const start = rng.int(0, DOMAINS.length - 1);
   return Array.from({ length: n }, (_, i) => {
     const domain = DOMAINS[(start + i) % DOMAINS.length];
-    return { domain, url: `https://${domain}/${slug(query)}-${rng.chars(4).toLowerCase()}`, title: `${requestSentence(query, 60) ?? "Result"} – ${domain}` };
+    return {
+      domain,
+      url: `https://${domain}/${slug(query)}-${rng.chars(4).toLowerCase()}`,
+      title: `${requestSentence(query, 60) ?? "Result"} – ${domain}`,
+    };
   });
 }
 
 /** A message citing sources as OpenAI cites them: `… ([domain](url)).` with a url_citation over the link. */
-export function citedAnswer(intro: string, claims: string[], sources: Source[]): { text: string; annotations: UrlCitation[] } {
+export function citedAnswer(
+  intro: string,
+  claims: string[],
+  sources: Source[],
+): { text: string; annotations: UrlCitation[] } {
   let text = intro;
   const annotations: UrlCitation[] = [];
   claims.forEach((claim, i) => {
     const source = sources[i % sources.length];
     text += ` ${claim.replace(/[.!?]$/, "")} `;
     const link = `([${source.domain}](${source.url}))`;
-    annotations.push({ type: "url_citation", url: source.url, title: source.title, start_index: text.length, end_index: text.length + link.length });
+    annotations.push({
+      type: "url_citation",
+      url: source.url,
+      title: source.title,
+      start_index: text.length,
+      end_index: text.length + link.length,
+    });
     text += `${link}.`;
   });
   return { text, annotations };
@@ -260,7 +385,10 @@ export function interpreterCode(text: string): { code: string; logs: string } {
   if (block && block[1].trim()) return { code: block[1].replace(/\s+$/, ""), logs: "" };
   const numbers = (text.match(/-?\d+(?:\.\d+)?/g) ?? []).slice(0, 20).map(Number);
   if (/\b(plot|chart|graph)\b/i.test(text)) {
-    return { code: "import matplotlib.pyplot as plt\n\nxs = list(range(10))\nys = [x * x for x in xs]\nplt.plot(xs, ys)\nplt.title(\"y = x^2\")\nplt.savefig(\"plot.png\")\nprint(\"saved plot.png\")", logs: "saved plot.png\n" };
+    return {
+      code: 'import matplotlib.pyplot as plt\n\nxs = list(range(10))\nys = [x * x for x in xs]\nplt.plot(xs, ys)\nplt.title("y = x^2")\nplt.savefig("plot.png")\nprint("saved plot.png")',
+      logs: "saved plot.png\n",
+    };
   }
   const values = numbers.length > 0 ? numbers : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const total = values.reduce((a, b) => a + b, 0);
@@ -269,9 +397,14 @@ export function interpreterCode(text: string): { code: string; logs: string } {
 }
 
 /** Results a file search finds in the tool's vector stores, by the seed. */
-export function fileResults(text: string, storeIds: string[], rng: Rng): Array<{ file_id: string; filename: string; score: number; text: string; attributes: Record<string, string> }> {
+export function fileResults(
+  text: string,
+  storeIds: string[],
+  rng: Rng,
+): Array<{ file_id: string; filename: string; score: number; text: string; attributes: Record<string, string> }> {
   const named = text.match(/[\w-]+\.(?:pdf|md|txt|docx?|csv|json)\b/gi) ?? [];
-  const names = named.length > 0 ? named.slice(0, 3) : [rng.pick(["handbook.pdf", "notes.md", "report.pdf", "faq.txt"])];
+  const names =
+    named.length > 0 ? named.slice(0, 3) : [rng.pick(["handbook.pdf", "notes.md", "report.pdf", "faq.txt"])];
   return names.map((filename, i) => ({
     file_id: `file-${hashString(`${storeIds.join(",")}:${filename}`, 22)}`,
     filename,
@@ -289,13 +422,25 @@ export function hostedStep(o: OfferedHosted, text: string, query: string, source
     case "code_interpreter": {
       const { code, logs } = interpreterCode(text);
       const container = typeof o.tool.container === "string" ? o.tool.container : undefined;
-      return { type: "code_interpreter_call", code, container_id: container, outputs: [{ type: "logs", logs }] } as HostedStep;
+      return {
+        type: "code_interpreter_call",
+        code,
+        container_id: container,
+        outputs: [{ type: "logs", logs }],
+      } as HostedStep;
     }
     case "image_generation": {
       const partial = typeof o.tool.partial_images === "number" ? o.tool.partial_images : 0;
       // The prompt without the asking words: "Draw me a picture of a cat" → "A picture of a cat".
-      const prompt = text.replace(/^\s*(please\s+)?(can you\s+|could you\s+)?(draw|make|create|generate|paint|sketch|design|render)\s+(me\s+)?/i, "");
-      return { type: "image_generation_call", partial_images: partial, revised_prompt: requestSentence(prompt) ?? requestSentence(text) ?? "An image" } as HostedStep;
+      const prompt = text.replace(
+        /^\s*(please\s+)?(can you\s+|could you\s+)?(draw|make|create|generate|paint|sketch|design|render)\s+(me\s+)?/i,
+        "",
+      );
+      return {
+        type: "image_generation_call",
+        partial_images: partial,
+        revised_prompt: requestSentence(prompt) ?? requestSentence(text) ?? "An image",
+      } as HostedStep;
     }
     case "file_search": {
       const stores = Array.isArray(o.tool.vector_store_ids) ? (o.tool.vector_store_ids as string[]) : [];
@@ -332,32 +477,60 @@ interface Sentence {
 }
 
 /** Answers the `mcp_approval_response` items at the end of the conversation: the approved calls run, the declined do not. */
-function answerApprovals(items: readonly ItemParam[], ownStart: number, sentence: Sentence, rng: Rng): HostedAuto | null {
+function answerApprovals(
+  items: readonly ItemParam[],
+  ownStart: number,
+  sentence: Sentence,
+  rng: Rng,
+): HostedAuto | null {
   const trailing: Array<{ item: Record<string, unknown>; index: number }> = [];
-  for (let i = items.length - 1; i >= 0 && (items[i] as { type: string }).type === "mcp_approval_response"; i--) trailing.unshift({ item: items[i] as Record<string, unknown>, index: i });
+  for (let i = items.length - 1; i >= 0 && (items[i] as { type: string }).type === "mcp_approval_response"; i--)
+    trailing.unshift({ item: items[i] as Record<string, unknown>, index: i });
   if (trailing.length === 0) return null;
   const steps: HostedStep[] = [];
   const lines: string[] = [];
   for (const { item, index } of trailing) {
     const id = item.approval_request_id;
-    const request = items.find((x) => (x as { type: string }).type === "mcp_approval_request" && (x as { id?: unknown }).id === id) as Record<string, unknown> | undefined;
+    const request = items.find(
+      (x) => (x as { type: string }).type === "mcp_approval_request" && (x as { id?: unknown }).id === id,
+    ) as Record<string, unknown> | undefined;
     if (!request) {
       const where = index >= ownStart ? `input[${index - ownStart}].approval_request_id` : "previous_response_id";
-      throw invalidRequest(where, `No mcp_approval_request with id '${String(id)}' was found in the conversation. Send the request item before its response, or continue with previous_response_id.`, "approval_request_not_found");
+      throw invalidRequest(
+        where,
+        `No mcp_approval_request with id '${String(id)}' was found in the conversation. Send the request item before its response, or continue with previous_response_id.`,
+        "approval_request_not_found",
+      );
     }
     const label = String(request.server_label);
     const name = String(request.name);
     const args = typeof request.arguments === "string" ? request.arguments : "{}";
     if (item.approve === true) {
-      const listed = listedMcpTools(items, label)?.find((t) => t.name === name) ?? { name, input_schema: { type: "object" } };
+      const listed = listedMcpTools(items, label)?.find((t) => t.name === name) ?? {
+        name,
+        input_schema: { type: "object" },
+      };
       const output = mcpOutput(listed, args, rng);
-      steps.push({ type: "mcp_call", server_label: label, name, arguments: args, output, approval_request_id: String(id) } as HostedStep);
+      steps.push({
+        type: "mcp_call",
+        server_label: label,
+        name,
+        arguments: args,
+        output,
+        approval_request_id: String(id),
+      } as HostedStep);
       lines.push(`${name} on ${label} returned ${quoteShort(output)}.`);
     } else {
       lines.push(`You declined ${name} on ${label}, so I did not run it.`);
     }
   }
-  return { steps, answer: { text: `${lines.join(" ")} ${sentence(rng)}`, annotations: [] }, awaiting: false, approvalAnswered: true, called: steps.length > 0 ? ["mcp"] : [] };
+  return {
+    steps,
+    answer: { text: `${lines.join(" ")} ${sentence(rng)}`, annotations: [] },
+    awaiting: false,
+    approvalAnswered: true,
+    called: steps.length > 0 ? ["mcp"] : [],
+  };
 }
 
 /**
@@ -367,7 +540,14 @@ function answerApprovals(items: readonly ItemParam[], ownStart: number, sentence
  * tool the user's words point at (or `tool_choice` forces), then the message
  * about what they found.
  */
-export function planHostedAuto(request: CreateResponseBody, items: readonly ItemParam[], ownStart: number, text: string, rng: Rng, sentence: Sentence): HostedAuto {
+export function planHostedAuto(
+  request: CreateResponseBody,
+  items: readonly ItemParam[],
+  ownStart: number,
+  text: string,
+  rng: Rng,
+  sentence: Sentence,
+): HostedAuto {
   const none: HostedAuto = { steps: [], answer: null, awaiting: false, approvalAnswered: false, called: [] };
   const approvals = answerApprovals(items, ownStart, sentence, rng);
   if (approvals) return approvals;
@@ -379,19 +559,30 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
   for (const o of offered) {
     if (o.kind !== "mcp") continue;
     const label = String(o.tool.server_label);
-    const listed = listedMcpTools(items, label) ?? [...tools.entries()].find(([k]) => k.tool.server_label === label)?.[1];
+    const listed =
+      listedMcpTools(items, label) ?? [...tools.entries()].find(([k]) => k.tool.server_label === label)?.[1];
     if (listed) {
       tools.set(o, listed);
       continue;
     }
     const fresh = seededMcpTools(o.tool, rng);
     tools.set(o, fresh);
-    steps.push({ type: "mcp_list_tools", server_label: label, tools: fresh.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })) } as HostedStep);
+    steps.push({
+      type: "mcp_list_tools",
+      server_label: label,
+      tools: fresh.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+    } as HostedStep);
   }
 
   let pointed = pointedHosted(offered, text, (o) => tools.get(o) ?? []);
   if (forced && !pointed.includes(forced)) pointed = [forced, ...pointed];
-  if (forced && typeof request.tool_choice === "object" && request.tool_choice !== null && request.tool_choice.type !== "allowed_tools") pointed = [forced];
+  if (
+    forced &&
+    typeof request.tool_choice === "object" &&
+    request.tool_choice !== null &&
+    request.tool_choice.type !== "allowed_tools"
+  )
+    pointed = [forced];
 
   const sources: Source[] = [];
   /** Sentences after the web citations, each with the file citations it carries (`index` within the sentence). */
@@ -410,12 +601,20 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
       const label = String(o.tool.server_label);
       const listed = tools.get(o) ?? [];
       const choice = request.tool_choice as { type?: string; name?: unknown } | undefined;
-      const byChoice = choice && typeof choice === "object" && choice.type === "mcp" && typeof choice.name === "string" ? listed.find((t) => t.name === choice.name) : undefined;
+      const byChoice =
+        choice && typeof choice === "object" && choice.type === "mcp" && typeof choice.name === "string"
+          ? listed.find((t) => t.name === choice.name)
+          : undefined;
       const tool = byChoice ?? pointedMcpTool(listed, text, label) ?? listed[0];
       if (!tool) continue;
       const args = mcpArguments(tool, text, rng);
       if (needsApproval(o.tool, tool.name)) {
-        steps.push({ type: "mcp_approval_request", server_label: label, name: tool.name, arguments: args } as HostedStep);
+        steps.push({
+          type: "mcp_approval_request",
+          server_label: label,
+          name: tool.name,
+          arguments: args,
+        } as HostedStep);
         awaiting = true;
       } else {
         const output = mcpOutput(tool, args, rng);
@@ -426,8 +625,15 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
       const step = hostedStep(o, text, requestPhrase(text, 8) || "documents", [], rng);
       steps.push(step);
       if (step.type === "code_interpreter_call") {
-        const logs = (step.outputs ?? []).map((x) => (x.type === "logs" ? x.logs : "")).join("").trim();
-        after.push({ text: logs ? `I ran the code and it printed ${quoteShort(logs)}.` : "I ran your code; it finished without printing anything." });
+        const logs = (step.outputs ?? [])
+          .map((x) => (x.type === "logs" ? x.logs : ""))
+          .join("")
+          .trim();
+        after.push({
+          text: logs
+            ? `I ran the code and it printed ${quoteShort(logs)}.`
+            : "I ran your code; it finished without printing anything.",
+        });
       } else if (step.type === "image_generation_call") {
         after.push({ text: `Here is the image: ${step.revised_prompt ?? "as asked"}.` });
       } else if (step.type === "file_search_call") {
@@ -436,7 +642,10 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
         if (top) {
           // OpenAI cites a file at the end of the sentence drawn from it: `index` is where that sentence ends.
           const found = `I searched your files and found ${files.join(", ")}. ${top.text}`;
-          after.push({ text: found, cites: [{ type: "file_citation", file_id: top.file_id, filename: top.filename, index: found.length }] });
+          after.push({
+            text: found,
+            cites: [{ type: "file_citation", file_id: top.file_id, filename: top.filename, index: found.length }],
+          });
         } else {
           after.push({ text: "I searched your files but nothing matched." });
         }
@@ -447,9 +656,14 @@ export function planHostedAuto(request: CreateResponseBody, items: readonly Item
   if (awaiting || pointed.length === 0) return { steps, answer: null, awaiting, approvalAnswered: false, called };
 
   const searched = steps.flatMap((s) => (s.type === "web_search_call" ? [s.query] : []));
-  const cited = sources.length > 0
-    ? citedAnswer(`Here is what I found about "${quoteShort(searched.join(" and "))}":`, Array.from({ length: Math.min(sources.length, 3) }, () => sentence(rng)), sources)
-    : { text: "", annotations: [] };
+  const cited =
+    sources.length > 0
+      ? citedAnswer(
+          `Here is what I found about "${quoteShort(searched.join(" and "))}":`,
+          Array.from({ length: Math.min(sources.length, 3) }, () => sentence(rng)),
+          sources,
+        )
+      : { text: "", annotations: [] };
   let body = cited.text;
   const annotations: OutputAnnotation[] = [...cited.annotations];
   for (const said of after) {

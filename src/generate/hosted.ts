@@ -41,13 +41,15 @@ export interface HostedHelpers {
   chunk: (text: string, chunking: Chunking | undefined) => string[];
 }
 
-const argumentsText = (args: Record<string, unknown> | string | undefined) => (typeof args === "string" ? args : JSON.stringify(args ?? {}));
+const argumentsText = (args: Record<string, unknown> | string | undefined) =>
+  typeof args === "string" ? args : JSON.stringify(args ?? {});
 
 /** Whether the request's `include` asks for this value. */
 const includes = (ctx: GenerateContext, value: string) => (ctx.request.include ?? []).includes(value as never);
 
 /** The tool's own status events, each `{type, sequence_number, output_index, item_id}`. */
-const phases = (family: string, ...names: string[]): PlanHostedEvent[] => names.map((name) => ({ type: `response.${family}.${name}` }));
+const phases = (family: string, ...names: string[]): PlanHostedEvent[] =>
+  names.map((name) => ({ type: `response.${family}.${name}` }));
 
 /** The call as OpenAI streams it. */
 function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: HostedHelpers): PlanHostedCall {
@@ -55,7 +57,8 @@ function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: Hoste
   switch (step.type) {
     case "web_search_call": {
       const action: Record<string, unknown> = { type: "search", query: h.fill(step.query) };
-      if (includes(ctx, "web_search_call.action.sources")) action.sources = (step.sources ?? []).map((url) => ({ type: "url", url }));
+      if (includes(ctx, "web_search_call.action.sources"))
+        action.sources = (step.sources ?? []).map((url) => ({ type: "url", url }));
       return {
         kind: "hosted_call",
         added: { ...base, status: "in_progress" },
@@ -65,14 +68,19 @@ function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: Hoste
     }
     case "code_interpreter_call": {
       const container_id = step.container_id ?? ctx.ids.item("cntr");
-      const outputs = includes(ctx, "code_interpreter_call.outputs") ? (step.outputs ?? []).map((o) => ({ ...o })) : null;
+      const outputs = includes(ctx, "code_interpreter_call.outputs")
+        ? (step.outputs ?? []).map((o) => ({ ...o }))
+        : null;
       const deltas = step.code === "" ? [] : h.chunk(step.code, step.chunk);
       return {
         kind: "hosted_call",
         added: { ...base, status: "in_progress", code: "", container_id, outputs: null },
         events: [
           ...phases("code_interpreter_call", "in_progress"),
-          ...deltas.map((text): PlanHostedEvent => ({ type: "response.code_interpreter_call_code.delta", delta: { text, into: "code" } })),
+          ...deltas.map((text): PlanHostedEvent => ({
+            type: "response.code_interpreter_call_code.delta",
+            delta: { text, into: "code" },
+          })),
           { type: "response.code_interpreter_call_code.done", fields: { code: step.code } },
           ...phases("code_interpreter_call", "interpreting", "completed"),
         ],
@@ -90,12 +98,18 @@ function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: Hoste
       return {
         kind: "hosted_call",
         added: { ...base, status: "in_progress", result: null },
-        events: [...phases("image_generation_call", "in_progress", "generating"), ...partials, ...phases("image_generation_call", "completed")],
+        events: [
+          ...phases("image_generation_call", "in_progress", "generating"),
+          ...partials,
+          ...phases("image_generation_call", "completed"),
+        ],
         done,
       };
     }
     case "file_search_call": {
-      const results = includes(ctx, "file_search_call.results") ? (step.results ?? []).map((r) => ({ attributes: {}, ...r })) : null;
+      const results = includes(ctx, "file_search_call.results")
+        ? (step.results ?? []).map((r) => ({ attributes: {}, ...r }))
+        : null;
       return {
         kind: "hosted_call",
         added: { ...base, status: "in_progress", queries: [], results: null },
@@ -104,7 +118,12 @@ function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: Hoste
       };
     }
     case "mcp_list_tools": {
-      const tools = step.tools.map((t) => ({ name: t.name, description: t.description ?? null, input_schema: t.input_schema ?? { type: "object", properties: {} }, annotations: t.annotations ?? null }));
+      const tools = step.tools.map((t) => ({
+        name: t.name,
+        description: t.description ?? null,
+        input_schema: t.input_schema ?? { type: "object", properties: {} },
+        annotations: t.annotations ?? null,
+      }));
       return {
         kind: "hosted_call",
         added: { ...base, server_label: step.server_label, tools: [], error: null, status: "in_progress" },
@@ -115,22 +134,41 @@ function nativeCall(step: HostedStep, id: string, ctx: GenerateContext, h: Hoste
     case "mcp_call": {
       const args = argumentsText(step.arguments);
       const failed = step.error !== undefined;
-      const head = { ...base, server_label: step.server_label, name: step.name, approval_request_id: step.approval_request_id ?? null };
+      const head = {
+        ...base,
+        server_label: step.server_label,
+        name: step.name,
+        approval_request_id: step.approval_request_id ?? null,
+      };
       return {
         kind: "hosted_call",
         added: { ...head, arguments: "", output: null, error: null, status: "in_progress" },
         events: [
           ...phases("mcp_call", "in_progress"),
-          ...(args === "" ? [] : h.chunk(args, step.chunk)).map((text): PlanHostedEvent => ({ type: "response.mcp_call_arguments.delta", delta: { text, into: "arguments" } })),
+          ...(args === "" ? [] : h.chunk(args, step.chunk)).map((text): PlanHostedEvent => ({
+            type: "response.mcp_call_arguments.delta",
+            delta: { text, into: "arguments" },
+          })),
           { type: "response.mcp_call_arguments.done", fields: { arguments: args } },
           ...phases("mcp_call", failed ? "failed" : "completed"),
         ],
-        done: { ...head, arguments: args, output: failed ? null : (step.output ?? ""), error: step.error ?? null, status: failed ? "failed" : "completed" },
+        done: {
+          ...head,
+          arguments: args,
+          output: failed ? null : (step.output ?? ""),
+          error: step.error ?? null,
+          status: failed ? "failed" : "completed",
+        },
       };
     }
     case "mcp_approval_request": {
       // Sent whole, as OpenAI does: the request has nothing to stream and no status of its own.
-      const item = { ...base, server_label: step.server_label, name: step.name, arguments: argumentsText(step.arguments) };
+      const item = {
+        ...base,
+        server_label: step.server_label,
+        name: step.name,
+        arguments: argumentsText(step.arguments),
+      };
       return { kind: "hosted_call", added: item, events: [], done: item };
     }
   }
@@ -143,5 +181,9 @@ export function planHosted(step: HostedStep, ctx: GenerateContext, h: HostedHelp
   call.delayMs = step.delayMs;
   if ((ctx.hostedItems ?? "vendor") === "native") return call;
   // The fields every item has (id, type, status); a vendor item's status is completed or incomplete, so a failed MCP call says so in `error`.
-  return { kind: "vendor_item", item: { ...call.done, type: `openai:${step.type}`, id, status: "completed" }, delayMs: step.delayMs };
+  return {
+    kind: "vendor_item",
+    item: { ...call.done, type: `openai:${step.type}`, id, status: "completed" },
+    delayMs: step.delayMs,
+  };
 }

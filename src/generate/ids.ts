@@ -49,7 +49,11 @@ export function idSeed(seed: string, session: string | null = null, repeat = 0):
  * - `openai` (as api.openai.com): `resp_` + 50 lowercase hex; items `prefix_` + 50 hex
  *   that start with the response id's first 16 hex; `call_` + 24 base-62.
  */
-export function createIdSource(rng: Rng | string, style: IdStyle = "open-responses", unique: string | null = null): IdSource {
+export function createIdSource(
+  rng: Rng | string,
+  style: IdStyle = "open-responses",
+  unique: string | null = null,
+): IdSource {
   const draws = typeof rng === "string" ? createRng(rng) : rng;
   const own = unique === null && style === "open-responses" ? null : createRng(unique ?? "ids");
   let response: string | undefined;
@@ -62,7 +66,9 @@ export function createIdSource(rng: Rng | string, style: IdStyle = "open-respons
   const tail = (prefix: string) => {
     const drawn = draws.chars(24);
     if (own === null) return `${prefix}_${drawn}`;
-    return style === "openai" && prefix !== "call" ? `${prefix}_${responseId().slice(5, 21)}${hex(own, 34)}` : `${prefix}_${own.chars(24)}`;
+    return style === "openai" && prefix !== "call"
+      ? `${prefix}_${responseId().slice(5, 21)}${hex(own, 34)}`
+      : `${prefix}_${own.chars(24)}`;
   };
   return {
     response: responseId,

@@ -4,7 +4,10 @@ import type { CreateResponseBody, ItemParam } from "../spec/index.js";
 import { countTokens } from "./tokens.js";
 
 /** Tokens of the whole context: instructions, every item's text, the tool definitions. */
-export function countInputTokens(request: Pick<CreateResponseBody, "instructions" | "tools">, items: readonly ItemParam[]): number {
+export function countInputTokens(
+  request: Pick<CreateResponseBody, "instructions" | "tools">,
+  items: readonly ItemParam[],
+): number {
   let n = countTokens(request.instructions ?? "");
   for (const item of items) {
     const it = item as Record<string, unknown>;

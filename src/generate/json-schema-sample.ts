@@ -48,7 +48,11 @@ export interface SampleOptions {
 /** A sample within its budget, or the lower bound of what the schema needs when none fits. */
 export type BoundedSample =
   | { ok: true; value: unknown; json: string }
-  | { ok: false; /** At least this many bytes (or values) a valid value needs, when known; else the budget. */ least: number; reason: "bytes" | "values" | "work" };
+  | {
+      ok: false;
+      /** At least this many bytes (or values) a valid value needs, when known; else the budget. */ least: number;
+      reason: "bytes" | "values" | "work";
+    };
 
 type Schema = Record<string, unknown>;
 
@@ -83,9 +87,40 @@ interface Ctx {
   overrides?: Readonly<Record<string, unknown>>;
 }
 
-const WORDS = ["alpha", "amber", "bright", "cedar", "delta", "ember", "forest", "harbor", "lumen",
-  "maple", "meadow", "nova", "orbit", "river", "silver", "summit", "velvet", "willow"];
-const FIRST_NAMES = ["Alice", "Bruno", "Chloe", "Diego", "Emma", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Keira", "Liam"];
+const WORDS = [
+  "alpha",
+  "amber",
+  "bright",
+  "cedar",
+  "delta",
+  "ember",
+  "forest",
+  "harbor",
+  "lumen",
+  "maple",
+  "meadow",
+  "nova",
+  "orbit",
+  "river",
+  "silver",
+  "summit",
+  "velvet",
+  "willow",
+];
+const FIRST_NAMES = [
+  "Alice",
+  "Bruno",
+  "Chloe",
+  "Diego",
+  "Emma",
+  "Farid",
+  "Grace",
+  "Hiro",
+  "Ines",
+  "Jonas",
+  "Keira",
+  "Liam",
+];
 const LAST_NAMES = ["Martin", "Garcia", "Smith", "Tanaka", "Novak", "Okafor", "Rossi", "Larsen"];
 const CITIES = ["Paris", "Tokyo", "Lisbon", "Nairobi", "Toronto", "Sydney", "Berlin", "Seoul", "Lima", "Oslo"];
 const COUNTRIES = ["France", "Japan", "Portugal", "Kenya", "Canada", "Australia", "Germany", "Peru"];
@@ -111,7 +146,8 @@ const chance = (ctx: Ctx, p: number): boolean => ctx.rng.next() < p;
 
 /** Own-property write that is safe for keys such as `__proto__`. */
 function put(o: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === "__proto__")
+    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
 }
 
@@ -125,7 +161,9 @@ function clone(v: unknown): unknown {
 
 /** Canonical text of a JSON value (sorted keys), for equality tests. */
 const canon = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x)) ?? "";
+  JSON.stringify(v, (_k, x: unknown) =>
+    isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  ) ?? "";
 
 /**
  * A value for `schema` (best effort: when no value fits the budget, a small
@@ -139,7 +177,9 @@ export function sampleJsonSchema(schema: unknown, rng: SampleRng, options: Sampl
 /** A value for `schema` whose JSON text fits `options.maxBytes`, or the reason there is none. */
 export function sampleWithin(schema: unknown, rng: SampleRng, options: SampleOptions = {}): BoundedSample {
   const sample = sampleAttempts(schema, rng, options);
-  return sample.ok ? { ok: true, value: sample.value, json: sample.json } : { ok: false, least: sample.least, reason: sample.reason };
+  return sample.ok
+    ? { ok: true, value: sample.value, json: sample.json }
+    : { ok: false, least: sample.least, reason: sample.reason };
 }
 
 /**
@@ -177,15 +217,36 @@ type Attempt =
 
 function sampleAttempts(schema: unknown, rng: SampleRng, options: SampleOptions): Attempt {
   if (schema !== true && !isObj(schema)) return { ok: true, value: {}, json: "{}" };
-  const text = (v: unknown, max: number): string | undefined => (typeof v === "string" && v.trim() && v.trim().length <= max ? v.trim() : undefined);
-  const words = (options.words ?? []).filter((w) => typeof w === "string").map((w) => w.trim()).filter((w) => w.length > 0 && w.length <= MAX_WORD);
+  const text = (v: unknown, max: number): string | undefined =>
+    typeof v === "string" && v.trim() && v.trim().length <= max ? v.trim() : undefined;
+  const words = (options.words ?? [])
+    .filter((w) => typeof w === "string")
+    .map((w) => w.trim())
+    .filter((w) => w.length > 0 && w.length <= MAX_WORD);
   const maxDepth = num(options.maxDepth) ? Math.max(0, Math.floor(options.maxDepth)) : 6;
-  const places = (options.places ?? []).filter((p) => typeof p === "string" && p.trim().length > 0 && p.length <= MAX_HINT);
+  const places = (options.places ?? []).filter(
+    (p) => typeof p === "string" && p.trim().length > 0 && p.length <= MAX_HINT,
+  );
   const maxBytes = num(options.maxBytes) && options.maxBytes > 0 ? Math.floor(options.maxBytes) : VALUE_BYTES;
   const ctx: Ctx = {
-    root: schema, rng, words: words.length ? words : WORDS, places, maxDepth, budget: VALUE_BUDGET,
-    left: maxBytes, work: WORK_BUDGET, cut: false, minimal: false, patterns: new Map(), leastOf: new WeakMap(), leastVisiting: new Set(), safeValues: new WeakMap(),
-    phrase: text(options.phrase, MAX_HINT), command: text(options.command, MAX_HINT), optionalChance: options.optionalChance, overrides: options.overrides,
+    root: schema,
+    rng,
+    words: words.length ? words : WORDS,
+    places,
+    maxDepth,
+    budget: VALUE_BUDGET,
+    left: maxBytes,
+    work: WORK_BUDGET,
+    cut: false,
+    minimal: false,
+    patterns: new Map(),
+    leastOf: new WeakMap(),
+    leastVisiting: new Set(),
+    safeValues: new WeakMap(),
+    phrase: text(options.phrase, MAX_HINT),
+    command: text(options.command, MAX_HINT),
+    optionalChance: options.optionalChance,
+    overrides: options.overrides,
     sentence: text(options.sentence, MAX_HINT),
   };
   // A schema whose smallest valid value is over the budget needs no attempt.
@@ -247,7 +308,8 @@ function leastBytes(raw: unknown, ctx: Ctx, depth: number, hops: number): number
 }
 
 function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number {
-  if (typeof s.$ref === "string" || Array.isArray(s.allOf)) return leastBytes(flatten(s, ctx, hops), ctx, depth, hops + 1);
+  if (typeof s.$ref === "string" || Array.isArray(s.allOf))
+    return leastBytes(flatten(s, ctx, hops), ctx, depth, hops + 1);
   for (const kw of ["anyOf", "oneOf"] as const) {
     const branches = s[kw];
     if (Array.isArray(branches) && branches.length) {
@@ -257,7 +319,10 @@ function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number
       for (const b of branches) {
         if (b === false) continue;
         if (ctx.work <= 0) return 0;
-        best = Math.min(best, leastBytes(merge(rest, flatten(isObj(b) ? b : {}, ctx, hops), ctx), ctx, depth, hops + 1));
+        best = Math.min(
+          best,
+          leastBytes(merge(rest, flatten(isObj(b) ? b : {}, ctx, hops), ctx), ctx, depth, hops + 1),
+        );
       }
       return best === Infinity ? 4 : best;
     }
@@ -272,7 +337,9 @@ function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number
     }
     return best;
   }
-  const declared = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string => typeof t === "string" && TYPES.includes(t));
+  const declared = (Array.isArray(s.type) ? s.type : [s.type]).filter(
+    (t): t is string => typeof t === "string" && TYPES.includes(t),
+  );
   const types = declared.length ? declared : [inferType(s)];
   if (s.nullable === true || types.includes("null")) return 4;
   const size = (v: unknown) => (num(v) && v > 0 ? Math.floor(v) : 0);
@@ -281,7 +348,8 @@ function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number
     if (t === "boolean") best = Math.min(best, 4);
     else if (t === "integer" || t === "number") best = Math.min(best, 1);
     else if (t === "string") {
-      const pattern = typeof s.pattern === "string" && typeof s.format !== "string" ? parsedPattern(s.pattern, ctx) : undefined;
+      const pattern =
+        typeof s.pattern === "string" && typeof s.format !== "string" ? parsedPattern(s.pattern, ctx) : undefined;
       best = Math.min(best, 2 + Math.max(size(s.minLength), pattern?.least ?? 0));
     } else if (t === "array") {
       const prefix: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
@@ -294,7 +362,9 @@ function leastOfSchema(s: Schema, ctx: Ctx, depth: number, hops: number): number
     } else if (t === "object") {
       const props = isObj(s.properties) ? s.properties : {};
       const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
-      const required = Array.isArray(s.required) ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))] : [];
+      const required = Array.isArray(s.required)
+        ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
+        : [];
       let total = 2;
       for (const k of required) {
         if (ctx.work <= 0) break;
@@ -334,13 +404,16 @@ function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string):
   if (hops > HOP_LIMIT) return genString({}, ctx, key);
 
   // Composition keywords each reduce the schema to a simpler one.
-  if (typeof s.$ref === "string" || Array.isArray(s.allOf)) return gen(flatten(s, ctx, hops), ctx, depth, hops + 1, key);
+  if (typeof s.$ref === "string" || Array.isArray(s.allOf))
+    return gen(flatten(s, ctx, hops), ctx, depth, hops + 1, key);
   for (const kw of ["anyOf", "oneOf"] as const) {
     const branches = s[kw];
     if (Array.isArray(branches) && branches.length) {
       const rest = { ...s };
       delete rest[kw];
-      const branch = ctx.minimal ? smallestBranch(branches, rest, ctx, hops) : flatten(chooseBranch(branches, ctx), ctx, hops);
+      const branch = ctx.minimal
+        ? smallestBranch(branches, rest, ctx, hops)
+        : flatten(chooseBranch(branches, ctx), ctx, hops);
       return gen(merge(rest, branch, ctx), ctx, depth, hops + 1, key);
     }
   }
@@ -355,16 +428,24 @@ function gen(raw: unknown, ctx: Ctx, depth: number, hops: number, key?: string):
     const v = pick(ctx, s.examples);
     return spentAs(ctx, clone(v), jsonSize(v));
   }
-  if (!ctx.minimal && s.default !== undefined && chance(ctx, 0.2)) return spentAs(ctx, clone(s.default), jsonSize(s.default));
+  if (!ctx.minimal && s.default !== undefined && chance(ctx, 0.2))
+    return spentAs(ctx, clone(s.default), jsonSize(s.default));
 
   switch (pickType(s, ctx)) {
-    case "null": return spent(ctx, null);
-    case "boolean": return spent(ctx, genBoolean(s, ctx, key));
-    case "integer": return spent(ctx, genNumber(s, ctx, true, key));
-    case "number": return spent(ctx, genNumber(s, ctx, false, key));
-    case "object": return genObject(s, ctx, depth);
-    case "array": return genArray(s, ctx, depth, key);
-    default: return genString(s, ctx, key);
+    case "null":
+      return spent(ctx, null);
+    case "boolean":
+      return spent(ctx, genBoolean(s, ctx, key));
+    case "integer":
+      return spent(ctx, genNumber(s, ctx, true, key));
+    case "number":
+      return spent(ctx, genNumber(s, ctx, false, key));
+    case "object":
+      return genObject(s, ctx, depth);
+    case "array":
+      return genArray(s, ctx, depth, key);
+    default:
+      return genString(s, ctx, key);
   }
 }
 
@@ -421,7 +502,10 @@ function flatten(s: Schema, ctx: Ctx, hops: number): Schema {
       out = merge(deref(ctx.root, $ref, ctx), rest, ctx);
     } else if (Array.isArray(out.allOf)) {
       const { allOf, ...rest } = out;
-      out = allOf.reduce<Schema>((acc, b) => (ctx.work > 0 ? merge(acc, isObj(b) ? flatten(b, ctx, h + 1) : {}, ctx) : acc), rest);
+      out = allOf.reduce<Schema>(
+        (acc, b) => (ctx.work > 0 ? merge(acc, isObj(b) ? flatten(b, ctx, h + 1) : {}, ctx) : acc),
+        rest,
+      );
     } else {
       return out;
     }
@@ -435,7 +519,10 @@ function deref(root: unknown, ref: string, ctx: Ctx): Schema {
   let node: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {
     ctx.work--;
-    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~").replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+    const seg = raw
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~")
+      .replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
     node = (isObj(node) || Array.isArray(node)) && Object.hasOwn(node, seg) ? (node as Schema)[seg] : undefined;
   }
   return isObj(node) ? node : {};
@@ -457,13 +544,13 @@ function merge(a: Schema, b: Schema, ctx: Ctx): Schema {
     else if (k === "properties" && isObj(prev) && isObj(v)) {
       const props: Schema = { ...prev };
       ctx.work -= Object.keys(props).length;
-      for (const [pk, pv] of Object.entries(v)) put(props, pk, Object.hasOwn(props, pk) ? { allOf: [props[pk], pv] } : pv);
+      for (const [pk, pv] of Object.entries(v))
+        put(props, pk, Object.hasOwn(props, pk) ? { allOf: [props[pk], pv] } : pv);
       value = props;
     } else if (k === "required" && Array.isArray(prev) && Array.isArray(v)) {
       ctx.work -= prev.length + v.length;
       value = [...new Set([...prev, ...v])];
-    }
-    else if (k === "type") value = intersectTypes(prev, v);
+    } else if (k === "type") value = intersectTypes(prev, v);
     else if (LOWER_BOUNDS.has(k) && num(prev) && num(v)) value = Math.max(prev, v);
     else if (UPPER_BOUNDS.has(k) && num(prev) && num(v)) value = Math.min(prev, v);
     else if (k === "enum" && Array.isArray(prev) && Array.isArray(v)) {
@@ -472,7 +559,12 @@ function merge(a: Schema, b: Schema, ctx: Ctx): Schema {
       const both = prev.filter((x) => keys.has(canon(x)));
       value = both.length ? both : v;
     } else if (k === "allOf" && Array.isArray(prev) && Array.isArray(v)) value = [...prev, ...v];
-    else if ((k === "anyOf" || k === "oneOf") && Array.isArray(prev) && Array.isArray(v) && prev.length * v.length <= 64) {
+    else if (
+      (k === "anyOf" || k === "oneOf") &&
+      Array.isArray(prev) &&
+      Array.isArray(v) &&
+      prev.length * v.length <= 64
+    ) {
       value = prev.flatMap((x) => v.map((y) => ({ allOf: [x, y] }))); // (A1|A2) & (B1|B2) = pairwise
     }
     put(out, k, value);
@@ -484,12 +576,19 @@ function intersectTypes(a: unknown, b: unknown): unknown {
   const list = (t: unknown): string[] => (Array.isArray(t) ? t : [t]).filter((x): x is string => typeof x === "string");
   const bs = list(b);
   const both = list(a).flatMap((t) =>
-    bs.includes(t) ? [t] : (t === "number" && bs.includes("integer")) || (t === "integer" && bs.includes("number")) ? ["integer"] : []);
+    bs.includes(t)
+      ? [t]
+      : (t === "number" && bs.includes("integer")) || (t === "integer" && bs.includes("number"))
+        ? ["integer"]
+        : [],
+  );
   return both.length ? [...new Set(both)] : b;
 }
 
 function pickType(s: Schema, ctx: Ctx): string {
-  const declared = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string => typeof t === "string" && TYPES.includes(t));
+  const declared = (Array.isArray(s.type) ? s.type : [s.type]).filter(
+    (t): t is string => typeof t === "string" && TYPES.includes(t),
+  );
   const types = declared.length ? declared : [inferType(s)];
   if (s.nullable === true) types.push("null"); // OpenAPI style
   const concrete = types.filter((t) => t !== "null");
@@ -502,7 +601,8 @@ function pickType(s: Schema, ctx: Ctx): string {
 function inferType(s: Schema): string {
   if (isObj(s.properties) || "required" in s || "additionalProperties" in s || "minProperties" in s) return "object";
   if ("items" in s || "prefixItems" in s || "minItems" in s || "maxItems" in s) return "array";
-  if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((k) => num(s[k]))) return "number";
+  if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((k) => num(s[k])))
+    return "number";
   return "string";
 }
 
@@ -516,7 +616,9 @@ function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> 
   ctx.left -= 2;
   if (depth > ctx.maxDepth + DEPTH_SLACK) return out;
   const props = isObj(s.properties) ? s.properties : {};
-  const required = new Set(Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : []);
+  const required = new Set(
+    Array.isArray(s.required) ? s.required.filter((k): k is string => typeof k === "string") : [],
+  );
   const unlisted = [...required].filter((k) => !Object.hasOwn(props, k));
   const minimal = ctx.minimal || depth >= ctx.maxDepth;
   const keys = Object.keys(props);
@@ -529,14 +631,22 @@ function genObject(s: Schema, ctx: Ctx, depth: number): Record<string, unknown> 
     const p = ctx.optionalChance ? ctx.optionalChance(k, props[k], optional) : 0.5;
     return chance(ctx, num(p) ? p : 0.5);
   };
-  const chosen = new Set(keys.filter((k) => required.has(k) || Object.hasOwn(overrides, k) || (!minimal && include(k))));
+  const chosen = new Set(
+    keys.filter((k) => required.has(k) || Object.hasOwn(overrides, k) || (!minimal && include(k))),
+  );
   const minProps = count(s.minProperties) ?? 0;
   for (const k of keys) if (chosen.size + unlisted.length < minProps) chosen.add(k);
   for (const k of keys) {
     if (!chosen.has(k)) continue;
     if (ctx.cut) return null;
     ctx.left -= k.length + 4;
-    put(out, k, Object.hasOwn(overrides, k) ? spentAs(ctx, clone(overrides[k]), jsonSize(overrides[k])) : gen(props[k], ctx, depth + 1, 0, k));
+    put(
+      out,
+      k,
+      Object.hasOwn(overrides, k)
+        ? spentAs(ctx, clone(overrides[k]), jsonSize(overrides[k]))
+        : gen(props[k], ctx, depth + 1, 0, k),
+    );
   }
   // Required but not described: use additionalProperties' schema when it is one.
   const extra = isObj(s.additionalProperties) ? s.additionalProperties : {};
@@ -561,7 +671,13 @@ function genArray(s: Schema, ctx: Ctx, depth: number, key?: string): unknown[] |
   if (rest === false) hi = Math.min(hi, prefix.length);
   if (minimal) hi = Math.min(hi, lo);
   lo = Math.min(lo, hi);
-  const argv = key !== undefined && COMMAND_KEY.test(snake(key)) && prefix.length === 0 && isStringSchema(rest) && lo <= 3 && hi >= 3;
+  const argv =
+    key !== undefined &&
+    COMMAND_KEY.test(snake(key)) &&
+    prefix.length === 0 &&
+    isStringSchema(rest) &&
+    lo <= 3 &&
+    hi >= 3;
   if (argv) {
     const cmd = ["bash", "-lc", command(ctx)];
     return spentAs(ctx, cmd, jsonSize(cmd));
@@ -597,14 +713,24 @@ const NUMBER_HINTS: [RegExp, number, number, number][] = [
   [/tokens?$|token_(budget|limit|count)/, 1000, 10000, 500],
   [/(^|_)port$/, 1024, 65535, 1],
   [/(^|_)page(_?(num|number|no))?$/, 1, 5, 1],
-  [/limit|page_?size|per_page|top_?[kn]$|max_results|(^|_)(n|k|num|count|quantity|amount_of)$|(^|_)num_|_count$|^count|results$|items$/, 5, 50, 1],
+  [
+    /limit|page_?size|per_page|top_?[kn]$|max_results|(^|_)(n|k|num|count|quantity|amount_of)$|(^|_)num_|_count$|^count|results$|items$/,
+    5,
+    50,
+    1,
+  ],
   [/offset|skip|(^|_)(index|idx|start|cursor)$/, 0, 20, 1],
   [/(^|_)(id|pid|uid|gid)$|_ids?$/, 1, 9999, 1],
   [/year/, 2000, 2030, 1],
   [/(^|_)(age)$/, 18, 80, 1],
   [/(^|_)(line|lines|row|rows|column|col|line_number|lineno)$|_line$/, 1, 200, 1],
   [/retr(y|ies)|attempts/, 1, 5, 1],
-  [/depth|level|(^|_)(size|width|height|length|len|days|hours|minutes|weeks|months|max|min|priority|rank|version)$|(^|_)(max|min)_/, 1, 100, 1],
+  [
+    /depth|level|(^|_)(size|width|height|length|len|days|hours|minutes|weeks|months|max|min|priority|rank|version)$|(^|_)(max|min)_/,
+    1,
+    100,
+    1,
+  ],
   [/percent|pct/, 0, 100, 1],
 ];
 
@@ -665,11 +791,17 @@ function genNumber(s: Schema, ctx: Ctx, integer: boolean, key?: string): number 
 
 /** `yieldTimeMs`, `yield-time-ms` → `yield_time_ms`. */
 function snake(key: string): string {
-  return /^[a-z0-9_]*$/.test(key) ? key : key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s.]+/g, "_").toLowerCase();
+  return /^[a-z0-9_]*$/.test(key)
+    ? key
+    : key
+        .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+        .replace(/[-\s.]+/g, "_")
+        .toLowerCase();
 }
 
 /** Flags that would make a call riskier or heavier are rarely set. */
-const RISKY = /escalat|danger|unsafe|force|delete|destroy|remove|overwrite|recursive|sudo|bypass|full_access|privileg|interrupt|kill|purge|drop|all$/;
+const RISKY =
+  /escalat|danger|unsafe|force|delete|destroy|remove|overwrite|recursive|sudo|bypass|full_access|privileg|interrupt|kill|purge|drop|all$/;
 
 function genBoolean(s: Schema, ctx: Ctx, key?: string): boolean {
   if (typeof s.default === "boolean" && chance(ctx, 0.6)) return s.default;
@@ -707,13 +839,18 @@ export const SAFE_COMMANDS = ["ls -la", "pwd", "git status", "cat README.md", "l
 const FILES = ["src/index.ts", "README.md", "package.json", "src/main.ts", "docs/guide.md"];
 const IMAGES = ["docs/screenshot.png", "assets/diagram.png"];
 const ZONES = ["Europe/Paris", "Asia/Tokyo", "America/New_York", "Europe/Lisbon", "Australia/Sydney"];
-const REASONS = ["Needed to answer the request", "Checks the current state before changing anything",
-  "Gathers the details the user asked for", "Confirms the result before replying"];
+const REASONS = [
+  "Needed to answer the request",
+  "Checks the current state before changing anything",
+  "Gathers the details the user asked for",
+  "Confirms the result before replying",
+];
 /** `cmd`, `command`, `shell_command`...: a shell command (a string, or argv when the schema is a string array). */
 const COMMAND_KEY = /^(cmd|command|commands|cmdline|command_line|script)$|_(cmd|command)$/;
 
 const command = (ctx: Ctx): string => ctx.command ?? pick(ctx, SAFE_COMMANDS);
-const phrase = (ctx: Ctx): string => ctx.phrase ?? Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
+const phrase = (ctx: Ctx): string =>
+  ctx.phrase ?? Array.from({ length: int(ctx, 1, 3) }, () => pick(ctx, ctx.words)).join(" ");
 const reason = (ctx: Ctx): string => `${pick(ctx, REASONS)}${ctx.phrase ? ` (${ctx.phrase})` : ""}.`;
 
 /** A plain string schema that any short string satisfies (for argv items). */
@@ -729,13 +866,24 @@ const HINTS: [RegExp, (ctx: Ctx, s: Schema) => string][] = [
   [/(url|uri)s?$|link|website|homepage/, (ctx) => `https://example.com/${slug(ctx)}`],
   [COMMAND_KEY, (ctx) => command(ctx)],
   [/^shell$/, () => "bash"],
-  [/^(workdir|cwd|dir|directory|folder|working_dir|working_directory|base_dir|root_dir)$|_(dir|directory|folder)$/, () => "."],
-  [/(^|_)(path|file|filename|file_name|filepath|file_path|image|image_path)$/, (ctx, s) =>
-    pick(ctx, /image|picture|photo|screenshot/i.test(`${String(s.description ?? "")}`) ? IMAGES : FILES)],
+  [
+    /^(workdir|cwd|dir|directory|folder|working_dir|working_directory|base_dir|root_dir)$|_(dir|directory|folder)$/,
+    () => ".",
+  ],
+  [
+    /(^|_)(path|file|filename|file_name|filepath|file_path|image|image_path)$/,
+    (ctx, s) => pick(ctx, /image|picture|photo|screenshot/i.test(`${String(s.description ?? "")}`) ? IMAGES : FILES),
+  ],
   [/^(q|query|search|search_query|search_term|keywords?|terms?|topic|subject|title)$|_query$/, (ctx) => phrase(ctx)],
   [/^(question|prompt|objective|goal|task|text|instructions?|request)$/, (ctx) => ctx.sentence ?? phrase(ctx)],
-  [/justification|reason|rationale|explanation|description|summary|comment|(^|_)notes?$|message|details/, (ctx) => reason(ctx)],
-  [/(^|_)(cit(y|ies)|locations?|places?|towns?|destinations?)($|_)/, (ctx) => pick(ctx, ctx.places.length ? ctx.places : CITIES)],
+  [
+    /justification|reason|rationale|explanation|description|summary|comment|(^|_)notes?$|message|details/,
+    (ctx) => reason(ctx),
+  ],
+  [
+    /(^|_)(cit(y|ies)|locations?|places?|towns?|destinations?)($|_)/,
+    (ctx) => pick(ctx, ctx.places.length ? ctx.places : CITIES),
+  ],
   [/countr/, (ctx) => pick(ctx, COUNTRIES)],
   [/(^|_)(time_?zone|tz)$/, (ctx) => pick(ctx, ZONES)],
   [/(^|_)locale$/, () => "en-US"],
@@ -794,7 +942,11 @@ function fit(text: string, min: number, max: number, ctx: Ctx): string {
 
 /** A lowercase ASCII token from the word list, for emails, URLs and host names. */
 function slug(ctx: Ctx): string {
-  const w = pick(ctx, ctx.words).normalize("NFKD").toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 30);
+  const w = pick(ctx, ctx.words)
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .slice(0, 30);
   return w || pick(ctx, WORDS);
 }
 
@@ -806,24 +958,46 @@ function formatValue(format: string, ctx: Ctx): string | undefined {
   const date = () => `${int(ctx, 2000, 2030)}-${pad(int(ctx, 1, 12))}-${pad(int(ctx, 1, 28))}`;
   const time = () => `${pad(int(ctx, 0, 23))}:${pad(int(ctx, 0, 59))}:${pad(int(ctx, 0, 59))}Z`;
   switch (format) {
-    case "date": return date();
-    case "time": return time();
-    case "date-time": return `${date()}T${time()}`;
-    case "duration": return `P${int(ctx, 1, 30)}D`;
-    case "email": case "idn-email": return email(ctx);
-    case "uri": case "url": case "iri": case "uri-reference": case "iri-reference": return `https://example.com/${slug(ctx)}`;
-    case "hostname": case "idn-hostname": return `${slug(ctx)}.example.com`;
-    case "uuid": return `${hex(8)}-${hex(4)}-4${hex(3)}-${pick(ctx, ["8", "9", "a", "b"])}${hex(3)}-${hex(12)}`;
-    case "ipv4": return Array.from({ length: 4 }, () => int(ctx, 1, 254)).join(".");
-    case "ipv6": return `2001:db8::${hex(4)}`;
-    default: return undefined;
+    case "date":
+      return date();
+    case "time":
+      return time();
+    case "date-time":
+      return `${date()}T${time()}`;
+    case "duration":
+      return `P${int(ctx, 1, 30)}D`;
+    case "email":
+    case "idn-email":
+      return email(ctx);
+    case "uri":
+    case "url":
+    case "iri":
+    case "uri-reference":
+    case "iri-reference":
+      return `https://example.com/${slug(ctx)}`;
+    case "hostname":
+    case "idn-hostname":
+      return `${slug(ctx)}.example.com`;
+    case "uuid":
+      return `${hex(8)}-${hex(4)}-4${hex(3)}-${pick(ctx, ["8", "9", "a", "b"])}${hex(3)}-${hex(12)}`;
+    case "ipv4":
+      return Array.from({ length: 4 }, () => int(ctx, 1, 254)).join(".");
+    case "ipv6":
+      return `2001:db8::${hex(4)}`;
+    default:
+      return undefined;
   }
 }
 
 // ---- Tiny regex generator: literals, escapes \d \w \s, classes [a-z_], `.`, (a|b) groups, quantifiers.
 
 /** A quantified atom: a set of characters to pick from, or a group of alternatives. */
-interface Atom { set: string[]; alts?: Atom[][]; min: number; max: number }
+interface Atom {
+  set: string[];
+  alts?: Atom[][];
+  min: number;
+  max: number;
+}
 
 /** A parsed pattern: its syntax tree, the length of its shortest match, and a check of a value against the real regex. */
 interface Pattern {
@@ -833,7 +1007,13 @@ interface Pattern {
   test(v: string): boolean;
 }
 
-const ESCAPES: Record<string, string> = { d: DIGITS, w: LOWER + LOWER.toUpperCase() + DIGITS + "_", s: " ", n: "\n", t: "\t" };
+const ESCAPES: Record<string, string> = {
+  d: DIGITS,
+  w: LOWER + LOWER.toUpperCase() + DIGITS + "_",
+  s: " ",
+  n: "\n",
+  t: "\t",
+};
 /** Longer patterns are not parsed (the string is then made of words). */
 const MAX_PATTERN = 4_096;
 /** Characters of all the classes of one pattern. */
@@ -853,7 +1033,11 @@ function parsedPattern(source: string, ctx: Ctx): Pattern | undefined {
     const re = compile(source);
     // Nested repetitions ((a+)+) can make a backtracking regex slow: the tree alone is trusted for them.
     const nested = hasNestedRepeat(parsed.ast);
-    pattern = { ast: parsed.ast, least: altsLeast(parsed.ast), test: (v) => !re || nested || v.length > MAX_TESTED || re.test(v) };
+    pattern = {
+      ast: parsed.ast,
+      least: altsLeast(parsed.ast),
+      test: (v) => !re || nested || v.length > MAX_TESTED || re.test(v),
+    };
   }
   ctx.patterns.set(source, pattern);
   return pattern;
@@ -952,11 +1136,13 @@ function altsLeast(alts: Atom[][]): number {
 }
 
 function hasNestedRepeat(alts: Atom[][], inside = false): boolean {
-  return alts.some((seq) => seq.some((a) => {
-    const repeats = a.max > 1;
-    if (repeats && inside) return true;
-    return a.alts !== undefined && hasNestedRepeat(a.alts, inside || repeats);
-  }));
+  return alts.some((seq) =>
+    seq.some((a) => {
+      const repeats = a.max > 1;
+      if (repeats && inside) return true;
+      return a.alts !== undefined && hasNestedRepeat(a.alts, inside || repeats);
+    }),
+  );
 }
 
 /**

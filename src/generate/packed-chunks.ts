@@ -55,17 +55,21 @@ export class PackedChunks implements Iterable<string> {
 export type Chunks = string[] | PackedChunks;
 
 /** The first `n` deltas of a list joined. */
-export const chunkPrefix = (chunks: Chunks, n: number): string => (chunks instanceof PackedChunks ? chunks.prefix(n) : n === 1 ? chunks[0] : chunks.slice(0, n).join(""));
+export const chunkPrefix = (chunks: Chunks, n: number): string =>
+  chunks instanceof PackedChunks ? chunks.prefix(n) : n === 1 ? chunks[0] : chunks.slice(0, n).join("");
 
 /** Lists of at least this many deltas are packed: below it an array costs little, and packing costs time. */
 export const PACK_MIN_CHUNKS = 64;
 
-const pack = (chunks: Chunks): Chunks => (Array.isArray(chunks) && chunks.length >= PACK_MIN_CHUNKS ? new PackedChunks(chunks) : chunks);
+const pack = (chunks: Chunks): Chunks =>
+  Array.isArray(chunks) && chunks.length >= PACK_MIN_CHUNKS ? new PackedChunks(chunks) : chunks;
 
 function packItem(item: PlanItem): PlanItem {
   switch (item.kind) {
     case "message":
-      return item.parts.some((p) => Array.isArray(p.chunks) && p.chunks.length >= PACK_MIN_CHUNKS) ? { ...item, parts: item.parts.map((p) => ({ ...p, chunks: pack(p.chunks) })) } : item;
+      return item.parts.some((p) => Array.isArray(p.chunks) && p.chunks.length >= PACK_MIN_CHUNKS)
+        ? { ...item, parts: item.parts.map((p) => ({ ...p, chunks: pack(p.chunks) })) }
+        : item;
     case "function_call":
       return { ...item, chunks: pack(item.chunks) };
     case "reasoning":
@@ -79,7 +83,13 @@ function packItem(item: PlanItem): PlanItem {
 export function isPacked(plan: Plan): boolean {
   const packed = (c: Chunks) => c instanceof PackedChunks;
   return plan.items.some((it) =>
-    it.kind === "message" ? it.parts.some((p) => packed(p.chunks)) : it.kind === "function_call" ? packed(it.chunks) : it.kind === "reasoning" ? it.summary.some(packed) || (it.content ?? []).some(packed) : false,
+    it.kind === "message"
+      ? it.parts.some((p) => packed(p.chunks))
+      : it.kind === "function_call"
+        ? packed(it.chunks)
+        : it.kind === "reasoning"
+          ? it.summary.some(packed) || (it.content ?? []).some(packed)
+          : false,
   );
 }
 
@@ -90,7 +100,13 @@ export function isPacked(plan: Plan): boolean {
 export function packPlan(plan: Plan): Plan {
   const long = (c: Chunks) => Array.isArray(c) && c.length >= PACK_MIN_CHUNKS;
   const needs = plan.items.some((it) =>
-    it.kind === "message" ? it.parts.some((p) => long(p.chunks)) : it.kind === "function_call" ? long(it.chunks) : it.kind === "reasoning" ? it.summary.some(long) || (it.content ?? []).some(long) : false,
+    it.kind === "message"
+      ? it.parts.some((p) => long(p.chunks))
+      : it.kind === "function_call"
+        ? long(it.chunks)
+        : it.kind === "reasoning"
+          ? it.summary.some(long) || (it.content ?? []).some(long)
+          : false,
   );
   return needs ? { ...plan, items: plan.items.map(packItem) } : plan;
 }

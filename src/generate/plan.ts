@@ -93,7 +93,8 @@ export interface PlanHostedCall {
   done: { type: string; id: string; [key: string]: unknown };
 }
 
-export type PlanItem = PlanMessage | PlanFunctionCall | PlanReasoning | PlanVendorItem | PlanVendorEvent | PlanHostedCall;
+export type PlanItem =
+  PlanMessage | PlanFunctionCall | PlanReasoning | PlanVendorItem | PlanVendorEvent | PlanHostedCall;
 
 export type PlanOutcome =
   | { kind: "completed" }

@@ -71,7 +71,8 @@ export function buildBaseResponse(request: CreateResponseBody, init: BaseInit): 
     status: init.queued ? "queued" : "in_progress",
     incomplete_details: null,
     model: init.model ?? request.model,
-    previous_response_id: init.previousResponseId !== undefined ? init.previousResponseId : (request.previous_response_id ?? null),
+    previous_response_id:
+      init.previousResponseId !== undefined ? init.previousResponseId : (request.previous_response_id ?? null),
     instructions: request.instructions ?? null,
     output: [],
     error: null,
@@ -85,7 +86,9 @@ export function buildBaseResponse(request: CreateResponseBody, init: BaseInit): 
     frequency_penalty: request.frequency_penalty ?? 0,
     top_logprobs: request.top_logprobs ?? 0,
     temperature: request.temperature ?? 1,
-    reasoning: request.reasoning ? { effort: request.reasoning.effort ?? null, summary: request.reasoning.summary ?? null } : null,
+    reasoning: request.reasoning
+      ? { effort: request.reasoning.effort ?? null, summary: request.reasoning.summary ?? null }
+      : null,
     usage: null,
     max_output_tokens: request.max_output_tokens ?? null,
     max_tool_calls: request.max_tool_calls ?? null,

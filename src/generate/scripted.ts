@@ -45,15 +45,39 @@ export function turnFor(turns: readonly Turn[], ctx: GenerateContext): { turn: T
 const DEFAULT_ERRORS: Record<number, { type: string; code: string; message: string }> = {
   400: { type: "invalid_request", code: "invalid_request", message: "The request was rejected (scripted 400)." },
   401: { type: "invalid_request", code: "invalid_api_key", message: "Incorrect API key provided (scripted 401)." },
-  403: { type: "invalid_request", code: "permission_denied", message: "You do not have access to this resource (scripted 403)." },
+  403: {
+    type: "invalid_request",
+    code: "permission_denied",
+    message: "You do not have access to this resource (scripted 403).",
+  },
   404: { type: "not_found", code: "not_found", message: "The requested resource was not found (scripted 404)." },
-  409: { type: "invalid_request", code: "conflict", message: "The request conflicts with the current state (scripted 409)." },
+  409: {
+    type: "invalid_request",
+    code: "conflict",
+    message: "The request conflicts with the current state (scripted 409).",
+  },
   413: { type: "invalid_request", code: "request_too_large", message: "The request is too large (scripted 413)." },
-  422: { type: "invalid_request", code: "unprocessable_entity", message: "The request could not be processed (scripted 422)." },
-  429: { type: "too_many_requests", code: "rate_limit_exceeded", message: "Rate limit reached; retry after the time in the retry-after header (scripted 429)." },
-  500: { type: "server_error", code: "internal_error", message: "The server had an error while processing the request (scripted 500)." },
+  422: {
+    type: "invalid_request",
+    code: "unprocessable_entity",
+    message: "The request could not be processed (scripted 422).",
+  },
+  429: {
+    type: "too_many_requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached; retry after the time in the retry-after header (scripted 429).",
+  },
+  500: {
+    type: "server_error",
+    code: "internal_error",
+    message: "The server had an error while processing the request (scripted 500).",
+  },
   502: { type: "server_error", code: "bad_gateway", message: "Bad gateway (scripted 502)." },
-  503: { type: "server_error", code: "service_unavailable", message: "The service is temporarily unavailable (scripted 503)." },
+  503: {
+    type: "server_error",
+    code: "service_unavailable",
+    message: "The service is temporarily unavailable (scripted 503).",
+  },
 };
 
 /** The HTTP error a turn ending in `http_error` is answered with. */
@@ -98,14 +122,21 @@ function fill(text: string, ctx: GenerateContext): string {
 }
 
 /** A step's arguments: as scripted, or sampled from the request's tool of that name (within CALL_BYTES). */
-function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: GenerateContext): { text: string; sampled: boolean } {
+function argumentsOf(
+  step: Extract<Step, { type: "function_call" }>,
+  ctx: GenerateContext,
+): { text: string; sampled: boolean } {
   if (typeof step.arguments === "string") return { text: step.arguments, sampled: false };
   if (step.arguments) return { text: JSON.stringify(step.arguments), sampled: false };
   const tools = ctx.request.tools ?? [];
   const index = tools.findIndex((t) => t.type === "function" && (t as FunctionToolParam).name === step.name);
   const schema = index >= 0 ? (tools[index] as FunctionToolParam).parameters : undefined;
   const userText = userTextWithin(lastUserText(ctx.items));
-  const sample = sampleWithin(schema ?? { type: "object", properties: {} }, ctx.rng, { words: userText.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [], places: properNames(userText), maxBytes: CALL_BYTES });
+  const sample = sampleWithin(schema ?? { type: "object", properties: {} }, ctx.rng, {
+    words: userText.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [],
+    places: properNames(userText),
+    maxBytes: CALL_BYTES,
+  });
   if (!sample.ok) throw schemaTooLarge(`tools[${index}].parameters`, `tool '${step.name}'`, sample, CALL_BYTES);
   return { text: sample.json, sampled: true };
 }
@@ -115,7 +146,10 @@ function argumentsOf(step: Extract<Step, { type: "function_call" }>, ctx: Genera
  * spec's (whose only annotation is url_citation), so the spec dialect refuses
  * it rather than send what no spec client can parse or silently drop a citation.
  */
-function planAnnotation(a: NonNullable<Extract<Step, { type: "message" }>["annotations"]>[number], ctx: GenerateContext): OutputAnnotation {
+function planAnnotation(
+  a: NonNullable<Extract<Step, { type: "message" }>["annotations"]>[number],
+  ctx: GenerateContext,
+): OutputAnnotation {
   if (a.type === "url_citation") return { ...a, type: "url_citation" };
   if ((ctx.hostedItems ?? "vendor") !== "native") {
     throw new ApiError({
@@ -123,7 +157,8 @@ function planAnnotation(a: NonNullable<Extract<Step, { type: "message" }>["annot
       type: "invalid_request",
       code: "unsupported_annotation",
       param: "x-mock-dialect",
-      message: "The scenario's message scripts a file_citation annotation, an OpenAI type the spec has no place for (its only annotation is url_citation). Use the openai dialect (x-mock-dialect: openai or --dialect openai), or script a url_citation.",
+      message:
+        "The scenario's message scripts a file_citation annotation, an OpenAI type the spec has no place for (its only annotation is url_citation). Use the openai dialect (x-mock-dialect: openai or --dialect openai), or script a url_citation.",
     });
   }
   return { type: "file_citation", file_id: a.file_id, filename: a.filename, index: a.index };
@@ -137,9 +172,14 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "message": {
         const parts: Extract<PlanItem, { kind: "message" }>["parts"] = [];
         if (step.text !== undefined) {
-          parts.push({ type: "output_text", chunks: filledChunks(step.text, step.chunk, ctx), annotations: step.annotations?.map((a) => planAnnotation(a, ctx)) });
+          parts.push({
+            type: "output_text",
+            chunks: filledChunks(step.text, step.chunk, ctx),
+            annotations: step.annotations?.map((a) => planAnnotation(a, ctx)),
+          });
         }
-        if (step.refusal !== undefined) parts.push({ type: "refusal", chunks: filledChunks(step.refusal, step.chunk, ctx) });
+        if (step.refusal !== undefined)
+          parts.push({ type: "refusal", chunks: filledChunks(step.refusal, step.chunk, ctx) });
         return { kind: "message", id: ctx.ids.item("msg"), phase: step.phase, parts, delayMs: step.delayMs };
       }
       case "reasoning":
@@ -155,10 +195,24 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
         const id = ctx.ids.item("fc");
         const call_id = step.call_id ?? ctx.ids.call();
         const args = argumentsOf(step, ctx);
-        return { kind: "function_call", id, call_id, name: step.name, chunks: chunkWith(args.text, step.chunk, rng, args.sampled ? MAX_FILLED_DELTAS : Infinity), delayMs: step.delayMs };
+        return {
+          kind: "function_call",
+          id,
+          call_id,
+          name: step.name,
+          chunks: chunkWith(args.text, step.chunk, rng, args.sampled ? MAX_FILLED_DELTAS : Infinity),
+          delayMs: step.delayMs,
+        };
       }
       case "vendor_item": {
-        const id = step.item.id ?? ctx.ids.item(step.item.type.split(":")[1].replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "item");
+        const id =
+          step.item.id ??
+          ctx.ids.item(
+            step.item.type
+              .split(":")[1]
+              .replace(/[^A-Za-z0-9]/g, "")
+              .slice(0, 8) || "item",
+          );
         return { kind: "vendor_item", item: { ...step.item, id }, delayMs: step.delayMs };
       }
       case "vendor_event":
@@ -170,7 +224,10 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "mcp_list_tools":
       case "mcp_call":
       case "mcp_approval_request":
-        return planHosted(step, ctx, { fill: (text) => fill(text, ctx), chunk: (text, chunking) => chunkWith(text, chunking, rng) });
+        return planHosted(step, ctx, {
+          fill: (text) => fill(text, ctx),
+          chunk: (text, chunking) => chunkWith(text, chunking, rng),
+        });
     }
   });
 }

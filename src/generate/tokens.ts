@@ -55,7 +55,7 @@ export function tokenEnd(text: string, start: number): number {
 /** Splits text into token pieces whose concatenation is the text. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const end = tokenEnd(text, i);
     out.push(text.slice(i, end));
     i = end;

@@ -26,34 +26,87 @@ export interface PickOptions {
 }
 
 const STOPWORDS = new Set(
-  ("a an the and or but of in on at to for from with by about into over as is are was were be been being am it its this that these those " +
+  (
+    "a an the and or but of in on at to for from with by about into over as is are was were be been being am it its this that these those " +
     "what whats which who whom whose when where why how do does did done can could would should will shall may might must have has had " +
     "i me my mine we us our you your he him his she her they them their there here now today please thanks thank just also then than so " +
     "if not no yes up out some any all each every one two like tell give let want need get set use using used call tool tools function " +
-    "returns return returning only otherwise default defaults s t ll re ve d m").split(" "),
+    "returns return returning only otherwise default defaults s t ll re ve d m"
+  ).split(" "),
 );
 
 /** A few words that mean the same to a tool picker, folded on both sides. */
 const SYNONYMS: Record<string, string> = {
-  execute: "exec", run: "exec", runs: "exec", running: "exec", executes: "exec",
-  picture: "image", photo: "image", screenshot: "image", img: "image", png: "image", jpg: "image",
-  folder: "dir", directory: "dir", directories: "dir", folders: "dir",
-  find: "search", lookup: "search", look: "search", searching: "search",
-  forecast: "weather", temperature: "weather",
-  mail: "email", emails: "email",
+  execute: "exec",
+  run: "exec",
+  runs: "exec",
+  running: "exec",
+  executes: "exec",
+  picture: "image",
+  photo: "image",
+  screenshot: "image",
+  img: "image",
+  png: "image",
+  jpg: "image",
+  folder: "dir",
+  directory: "dir",
+  directories: "dir",
+  folders: "dir",
+  find: "search",
+  lookup: "search",
+  look: "search",
+  searching: "search",
+  forecast: "weather",
+  temperature: "weather",
+  mail: "email",
+  emails: "email",
 };
 
 /** Words that ask for something a shell does: running, listing, showing files. */
 const SHELL_INTENT = new Set(
-  ("exec command shell terminal bash list ls show print display file files dir cat git status diff log build test tests install compile " +
-    "lint grep search pwd cwd repo repository project code package npm make script output contents content check").split(" ").map(stem),
+  (
+    "exec command shell terminal bash list ls show print display file files dir cat git status diff log build test tests install compile " +
+    "lint grep search pwd cwd repo repository project code package npm make script output contents content check"
+  )
+    .split(" ")
+    .map(stem),
 );
 /** Tool name words of a shell/exec tool. */
 const SHELL_TOOL = new Set(["exec", "shell", "bash", "command", "terminal", "cmd", "sh", "powershell", "zsh"]);
-const READ_ONLY = new Set(["get", "list", "search", "read", "view", "fetch", "lookup", "query", "show", "describe", "find", "check"]);
-const MUTATING = new Set(["delete", "remove", "close", "kill", "cancel", "stop", "pause", "update", "create", "write", "send", "resume", "drop", "reset", "spawn"]);
+const READ_ONLY = new Set([
+  "get",
+  "list",
+  "search",
+  "read",
+  "view",
+  "fetch",
+  "lookup",
+  "query",
+  "show",
+  "describe",
+  "find",
+  "check",
+]);
+const MUTATING = new Set([
+  "delete",
+  "remove",
+  "close",
+  "kill",
+  "cancel",
+  "stop",
+  "pause",
+  "update",
+  "create",
+  "write",
+  "send",
+  "resume",
+  "drop",
+  "reset",
+  "spawn",
+]);
 /** Descriptions of tools a model only calls when told to. */
-const RESERVED = /\bonly available\b|\bonly when (explicitly|the user)\b|\bdo not infer\b|\bonly (if|when) (explicitly )?requested\b/i;
+const RESERVED =
+  /\bonly available\b|\bonly when (explicitly|the user)\b|\bdo not infer\b|\bonly (if|when) (explicitly )?requested\b/i;
 
 /** Light stemming so "files" meets "file" and "listing" meets "list". */
 function stem(word: string): string {
@@ -70,7 +123,10 @@ const rawWords = (text: string): string[] => text.match(/[\p{L}\p{N}]+/gu) ?? []
 
 /** The meaningful words of a text, stemmed. */
 export function contentWords(text: string): string[] {
-  return rawWords(text).map((w) => w.toLowerCase()).filter((w) => !STOPWORDS.has(w)).map(stem);
+  return rawWords(text)
+    .map((w) => w.toLowerCase())
+    .filter((w) => !STOPWORDS.has(w))
+    .map(stem);
 }
 
 /** `get_weather`, `getWeather`, `get-weather` → ["get", "weather"]. */
@@ -85,12 +141,18 @@ export function nameWords(name: string): string[] {
 
 /** The user's request in a few words, stopwords dropped, case kept: "weather Paris Tokyo". */
 export function requestPhrase(text: string, max = 6): string {
-  return rawWords(text).filter((w) => w.length <= 40 && !STOPWORDS.has(w.toLowerCase())).slice(0, max).join(" ");
+  return rawWords(text)
+    .filter((w) => w.length <= 40 && !STOPWORDS.has(w.toLowerCase()))
+    .slice(0, max)
+    .join(" ");
 }
 
 /** The user's request as one short line of prose (for `objective`, `prompt`, `task`...), or undefined. */
 export function requestSentence(text: string, max = 120): string | undefined {
-  const flat = text.replace(/\s+/g, " ").trim().replace(/[.?!]+$/, "");
+  const flat = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[.?!]+$/, "");
   if (!flat) return undefined;
   const cut = flat.length > max ? flat.slice(0, max).replace(/\s+\S*$/, "") : flat;
   return cut.charAt(0).toUpperCase() + cut.slice(1);
@@ -106,7 +168,10 @@ const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90)
 /** The code point that ends just before `i` (its start and text), or undefined at the start. */
 function before(text: string, i: number): { at: number; ch: string } | undefined {
   if (i <= 0) return undefined;
-  const at = i >= 2 && (text.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(i - 2) & 0xfc00) === 0xd800 ? i - 2 : i - 1;
+  const at =
+    i >= 2 && (text.charCodeAt(i - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(i - 2) & 0xfc00) === 0xd800
+      ? i - 2
+      : i - 1;
   return { at, ch: text.slice(at, i) };
 }
 
@@ -118,7 +183,8 @@ function isWordChar(ch: string | undefined, underscore: boolean): boolean {
   return LETTER_OR_DIGIT.test(ch);
 }
 
-const codePointAt = (text: string, i: number): string | undefined => (i < text.length ? String.fromCodePoint(text.codePointAt(i)!) : undefined);
+const codePointAt = (text: string, i: number): string | undefined =>
+  i < text.length ? String.fromCodePoint(text.codePointAt(i)!) : undefined;
 
 /**
  * Where the user's text names a tool — its identifier between non-word
@@ -143,7 +209,12 @@ function mentionAt(tool: FunctionToolParam, text: string, lower: string): number
     let ok = true;
     for (const part of parts.slice(1)) {
       const from = pos;
-      for (let ch = codePointAt(text, pos); ch !== undefined && (ch === "_" || ch === "-" || SPACE.test(ch)); ch = codePointAt(text, pos)) pos += ch.length;
+      for (
+        let ch = codePointAt(text, pos);
+        ch !== undefined && (ch === "_" || ch === "-" || SPACE.test(ch));
+        ch = codePointAt(text, pos)
+      )
+        pos += ch.length;
       if (pos === from || !lower.startsWith(part, pos)) {
         ok = false;
         break;
@@ -165,7 +236,9 @@ interface Scored {
 }
 
 function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: string, named: NamedThings): Scored {
-  const names = nameWords(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem);
+  const names = nameWords(tool.name)
+    .filter((w) => !STOPWORDS.has(w))
+    .map(stem);
   const desc = new Set(contentWords(tool.description ?? ""));
   const nameHits = new Set(names.filter((w) => user.has(w)));
   const descHits = [...desc].filter((w) => user.has(w) && !nameHits.has(w)).length;
@@ -179,8 +252,17 @@ function score(tool: FunctionToolParam, user: Set<string>, text: string, lower: 
   // ones that need the id of something earlier calls made (write_stdin's session_id), or a file or
   // URL the user did not give (view_image's path).
   const all = nameWords(tool.name);
-  const kind = reserved ? 0.1 : shellTool ? 6 : all.some((w) => READ_ONLY.has(w)) ? 1.5 : all.some((w) => MUTATING.has(w)) ? 0.4 : 1;
-  const weight = kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text, named) ? 0.2 : 1);
+  const kind = reserved
+    ? 0.1
+    : shellTool
+      ? 6
+      : all.some((w) => READ_ONLY.has(w))
+        ? 1.5
+        : all.some((w) => MUTATING.has(w))
+          ? 0.4
+          : 1;
+  const weight =
+    kind * (requiresId(tool) ? 0.2 : 1) * (requiresTarget(tool) && !namedTargets(tool, text, named) ? 0.2 : 1);
   return { tool, score: s, nameHits, mention, weight };
 }
 
@@ -230,7 +312,8 @@ export function pickTools(tools: FunctionToolParam[], text: string, rng: Rng): F
   // In the order the user's words name them (by identifier or by a word of the name).
   const at = (s: Scored) => {
     if (s.mention >= 0) return s.mention;
-    for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) if (!STOPWORDS.has(m[0].toLowerCase()) && s.nameHits.has(stem(m[0]))) return m.index;
+    for (const m of text.matchAll(/[\p{L}\p{N}]+/gu))
+      if (!STOPWORDS.has(m[0].toLowerCase()) && s.nameHits.has(stem(m[0]))) return m.index;
     return text.length + chosen.indexOf(s);
   };
   return chosen.sort((a, b) => at(a) - at(b)).map((s) => s.tool);
@@ -260,13 +343,17 @@ const MAX_TARGET = 2_048;
 
 /** URLs in a text, without trailing punctuation. */
 export function urlsIn(text: string): string[] {
-  return unique((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")).filter((u) => u.length <= MAX_TARGET));
+  return unique(
+    (text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, "")).filter((u) => u.length <= MAX_TARGET),
+  );
 }
 
 /** File names and relative paths in a text (`README.md`, `src/index.ts`), URLs left out. */
 export function filesIn(text: string): string[] {
   // "e.g" and "i.e" are not files; a one-letter name is one only inside a folder ("docs/a.png").
-  return unique((text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f) && f.length <= MAX_TARGET));
+  return unique(
+    (text.replace(URL_RE, " ").match(FILE_RE) ?? []).filter((f) => /\/|^[^.]{2,}\./.test(f) && f.length <= MAX_TARGET),
+  );
 }
 
 function unique(list: string[]): string[] {
@@ -278,12 +365,24 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object
 /** A property any plain string fits (no enum, format or pattern), so a named thing can go in it. */
 function plainString(schema: unknown): boolean {
   if (!isObj(schema)) return false;
-  if (schema.type !== undefined && schema.type !== "string" && !(Array.isArray(schema.type) && schema.type.includes("string"))) return false;
+  if (
+    schema.type !== undefined &&
+    schema.type !== "string" &&
+    !(Array.isArray(schema.type) && schema.type.includes("string"))
+  )
+    return false;
   if (schema.type === undefined && (isObj(schema.properties) || "items" in schema)) return false;
-  return !["enum", "const", "format", "pattern", "$ref", "anyOf", "oneOf", "allOf"].some((k) => k in schema) && typeof schema.maxLength !== "number";
+  return (
+    !["enum", "const", "format", "pattern", "$ref", "anyOf", "oneOf", "allOf"].some((k) => k in schema) &&
+    typeof schema.maxLength !== "number"
+  );
 }
 
-const snake = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s.]+/g, "_").toLowerCase();
+const snake = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[-\s.]+/g, "_")
+    .toLowerCase();
 const PLACE_KEY = /(^|_)(cit(y|ies)|location|place|town|destination|region)$/;
 const FILE_KEY = /(^|_)(path|file|filename|file_name|filepath|file_path)$/;
 const URL_KEY = /(^|_)(url|uri|link)$/;
@@ -304,7 +403,11 @@ function namedThings(text: string): NamedThings {
 }
 
 /** The top-level property that takes the things the user names, and those things (places, files, URLs). */
-export function namedTargets(tool: FunctionToolParam, text: string, named = namedThings(text)): { key: string; values: string[] } | undefined {
+export function namedTargets(
+  tool: FunctionToolParam,
+  text: string,
+  named = namedThings(text),
+): { key: string; values: string[] } | undefined {
   const params = tool.parameters;
   const props = isObj(params) && isObj(params.properties) ? params.properties : {};
   const required = new Set(isObj(params) && Array.isArray(params.required) ? params.required : []);
@@ -312,7 +415,13 @@ export function namedTargets(tool: FunctionToolParam, text: string, named = name
   for (const key of keys) {
     if (!plainString(props[key])) continue;
     const k = snake(key);
-    const values = PLACE_KEY.test(k) ? named.places() : FILE_KEY.test(k) ? named.files() : URL_KEY.test(k) ? named.urls() : [];
+    const values = PLACE_KEY.test(k)
+      ? named.places()
+      : FILE_KEY.test(k)
+        ? named.files()
+        : URL_KEY.test(k)
+          ? named.urls()
+          : [];
     if (values.length > 0) return { key, values };
   }
   return undefined;
@@ -330,6 +439,8 @@ export function planToolCalls(tools: FunctionToolParam[], options: PickOptions, 
     if (!targets) calls.push({ tool, overrides: {} });
     else for (const value of targets.values) calls.push({ tool, overrides: { [targets.key]: value } });
   }
-  const cap = options.parallel ? Math.min(MAX_CALLS, options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity) : 1;
+  const cap = options.parallel
+    ? Math.min(MAX_CALLS, options.maxCalls && options.maxCalls > 0 ? options.maxCalls : Infinity)
+    : 1;
   return calls.slice(0, cap);
 }

@@ -8,10 +8,37 @@ export const OPENERS = [
   "Let me respond to",
 ];
 
-const SUBJECTS = ["This answer", "The short version", "A simple approach", "The main point", "Each step", "The result", "This reply", "The summary"];
+const SUBJECTS = [
+  "This answer",
+  "The short version",
+  "A simple approach",
+  "The main point",
+  "Each step",
+  "The result",
+  "This reply",
+  "The summary",
+];
 const VERBS = ["covers", "keeps to", "explains", "follows", "sums up", "highlights", "walks through", "points to"];
-const OBJECTS = ["the key details", "what you asked for", "the important parts", "a clear next step", "the context you gave", "the main idea", "the details that matter", "the usual trade-offs"];
-const TAILS = ["", " in a few words", " without extra noise", " as briefly as it can", " for a quick read", ", step by step", " with an example", " and nothing more"];
+const OBJECTS = [
+  "the key details",
+  "what you asked for",
+  "the important parts",
+  "a clear next step",
+  "the context you gave",
+  "the main idea",
+  "the details that matter",
+  "the usual trade-offs",
+];
+const TAILS = [
+  "",
+  " in a few words",
+  " without extra noise",
+  " as briefly as it can",
+  " for a quick read",
+  ", step by step",
+  " with an example",
+  " and nothing more",
+];
 
 /** One plausible, neutral sentence drawn from the banks above. */
 export function sentenceFrom(pick: <T>(list: readonly T[]) => T): string {

@@ -28,7 +28,8 @@ const json = (ctx: Context, body: unknown, status = 200) => {
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
 
-const badQuery = (param: string, message: string) => new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param, message });
+const badQuery = (param: string, message: string) =>
+  new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param, message });
 
 /** A query parameter given at most once, or undefined. */
 function single(ctx: Context, name: string): string | undefined {
@@ -53,7 +54,8 @@ function count(ctx: Context, name: string, what: string): number | undefined {
 export function adminSession(ctx: Context): string | null {
   const query = single(ctx, "session");
   if (query === undefined) return sessionOfContext(ctx);
-  if (query === "") throw badQuery("session", "'session' must be 1-200 visible ASCII characters (no spaces), got an empty value.");
+  if (query === "")
+    throw badQuery("session", "'session' must be 1-200 visible ASCII characters (no spaces), got an empty value.");
   try {
     return sessionOf(query);
   } catch {
@@ -71,9 +73,22 @@ function streamJson(ctx: Context, pieces: Iterable<string>): void {
 /** A scenario problem as a 400 that lists every issue. */
 function badScenario(err: unknown): never {
   if (err instanceof ScenarioError) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_scenario", param: err.issues[0]?.path ?? null, message: err.message });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_scenario",
+      param: err.issues[0]?.path ?? null,
+      message: err.message,
+    });
   }
-  if (err instanceof RangeError) throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "times", message: err.message });
+  if (err instanceof RangeError)
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_value",
+      param: "times",
+      message: err.message,
+    });
   throw err;
 }
 
@@ -89,12 +104,16 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
   router.get("/requests", async (ctx) => {
     const session = adminSession(ctx) ?? undefined;
     const limit = count(ctx, "limit", `an integer from 1 to ${MAX_PAGE}`) ?? DEFAULT_PAGE;
-    if (limit < 1 || limit > MAX_PAGE) throw badQuery("limit", `'limit' must be an integer from 1 to ${MAX_PAGE}, got '${limit}'.`);
+    if (limit < 1 || limit > MAX_PAGE)
+      throw badQuery("limit", `'limit' must be an integer from 1 to ${MAX_PAGE}, got '${limit}'.`);
     const after = count(ctx, "after", "the seq of a journal entry (an integer, 0 or more)");
     const order = single(ctx, "order") ?? "asc";
-    if (order !== "asc" && order !== "desc") throw badQuery("order", `'order' must be 'asc' (oldest first) or 'desc' (newest first), got '${order}'.`);
+    if (order !== "asc" && order !== "desc")
+      throw badQuery("order", `'order' must be 'asc' (oldest first) or 'desc' (newest first), got '${order}'.`);
     // With a shared store, every process's entries (journal/shared.ts); otherwise this process's.
-    const page = deps.sharedJournal ? await deps.sharedJournal.page({ session, after, limit, order }) : deps.journal.page({ session, after, limit, order });
+    const page = deps.sharedJournal
+      ? await deps.sharedJournal.page({ session, after, limit, order })
+      : deps.journal.page({ session, after, limit, order });
     streamJson(ctx, pageJson(page.data, page.hasMore));
   });
 
@@ -102,14 +121,21 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
   const seqOf = (ctx: Context): number => {
     const raw = ctx.params.seq as string;
     const seq = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(seq)) throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
+    if (!Number.isSafeInteger(seq))
+      throw badQuery("seq", `A journal entry is named by its seq, an integer (0 or more); got '${raw}'.`);
     return seq;
   };
   /** `entry` if it is there and in the route's session (if it names one); a 404 otherwise. */
   const found = (ctx: Context, seq: number, entry: JournalEntry | undefined): JournalEntry => {
     const session = adminSession(ctx);
     if (!entry || (session !== null && entry.session !== session)) {
-      throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "seq", message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).` });
+      throw new ApiError({
+        status: 404,
+        type: "not_found",
+        code: "not_found",
+        param: "seq",
+        message: `No journal entry with seq ${seq}${session !== null ? ` in session '${session}'` : ""} (it may have been dropped or cleared).`,
+      });
     }
     return entry;
   };
@@ -125,7 +151,10 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
   // GET /__mock/requests/{seq}: one entry, whole (with a shared store, from every process's entries).
   router.get("/requests/:seq", async (ctx) => {
     const seq = seqOf(ctx);
-    streamJson(ctx, entryJson(found(ctx, seq, deps.sharedJournal ? await deps.sharedJournal.get(seq) : deps.journal.get(seq))));
+    streamJson(
+      ctx,
+      entryJson(found(ctx, seq, deps.sharedJournal ? await deps.sharedJournal.get(seq) : deps.journal.get(seq))),
+    );
   });
 
   // DELETE /__mock/requests: the session's entries, or every entry.
@@ -141,7 +170,12 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     const { json: body } = await readJsonBody(ctx.req, deps.bodyLimit);
     const b = (body ?? {}) as { scenario?: unknown; times?: unknown };
     try {
-      const scenario = await deps.controls.use(adminSession(ctx), b.scenario as never, b.times as number | undefined, "POST /__mock/scenarios: scenario");
+      const scenario = await deps.controls.use(
+        adminSession(ctx),
+        b.scenario as never,
+        b.times as number | undefined,
+        "POST /__mock/scenarios: scenario",
+      );
       json(ctx, { name: scenario.name, times: b.times ?? null }, 201);
     } catch (err) {
       badScenario(err);
@@ -153,7 +187,13 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     const { json: body } = await readJsonBody(ctx.req, deps.bodyLimit);
     const turns = (body as { turns?: unknown })?.turns;
     if (!Array.isArray(turns) || turns.length === 0) {
-      throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "turns", message: "Send {\"turns\": [turn, …]} with at least one turn (the scenario file's turn format)." });
+      throw new ApiError({
+        status: 400,
+        type: "invalid_request",
+        code: "invalid_value",
+        param: "turns",
+        message: 'Send {"turns": [turn, …]} with at least one turn (the scenario file\'s turn format).',
+      });
     }
     try {
       json(ctx, { pending: await deps.controls.enqueue(adminSession(ctx), turns, "POST /__mock/queue: turns") }, 201);

@@ -67,7 +67,10 @@ export interface AppDeps {
 
 /** What answers `POST /v1/responses`: the proxy in proxy mode, the mock's own handler otherwise. */
 const createHandler = (deps: AppDeps) =>
-  deps.proxy ? deps.proxy.create : (req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined) => handleCreateResponse(req, res, deps, entry);
+  deps.proxy
+    ? deps.proxy.create
+    : (req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined) =>
+        handleCreateResponse(req, res, deps, entry);
 
 /** Whether a request is one the proxy passes on as it is (the routes around stored responses, with a Responses upstream). */
 const isForwarded = (deps: AppDeps, method: string | undefined, path: string) =>
@@ -94,7 +97,8 @@ function errorMiddleware(deps: AppDeps): Koa.Middleware {
 }
 
 /** Keeps the error object an entry was answered with, for the inspector (its message, roughly, is what it costs). */
-const keepError = (journal: Journal, entry: JournalEntry, error: ApiError) => journal.keepAnswer(entry, { kind: "error", error }, 256 + error.message.length * 2);
+const keepError = (journal: Journal, entry: JournalEntry, error: ApiError) =>
+  journal.keepAnswer(entry, { kind: "error", error }, 256 + error.message.length * 2);
 
 /** Puts each request into the journal (admin routes aside) and records how it ended. */
 function journalMiddleware(deps: AppDeps): Koa.Middleware {
@@ -122,7 +126,8 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
 }
 
 /** The journal entry of the request being handled. */
-export const journalEntry = (ctx: { state: { journal?: unknown } }): JournalEntry | undefined => ctx.state.journal as JournalEntry | undefined;
+export const journalEntry = (ctx: { state: { journal?: unknown } }): JournalEntry | undefined =>
+  ctx.state.journal as JournalEntry | undefined;
 
 /** A router's routes under a prefix, for a message: `POST /v1/responses, GET/DELETE /v1/responses/{id}, …`. */
 function routesUnder(router: Router, prefix: string): string {
@@ -133,7 +138,9 @@ function routesUnder(router: Router, prefix: string): string {
     for (const m of layer.methods) if (m !== "HEAD") methods.add(m);
     byPath.set(layer.path, methods);
   }
-  return [...byPath].map(([path, methods]) => `${[...methods].join("/")} ${path.replace(/:(\w+)/g, "{$1}")}`).join(", ");
+  return [...byPath]
+    .map(([path, methods]) => `${[...methods].join("/")} ${path.replace(/:(\w+)/g, "{$1}")}`)
+    .join(", ");
 }
 
 /** Whether a path is `prefix` or under it. */
@@ -149,14 +156,17 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 function notFoundMessage(method: string, path: string, admin: boolean, router: Router): string {
   const route = `${method.slice(0, 20)} ${path.slice(0, 80)}`;
   if (under(path, "/__mock")) {
-    if (!admin) return `No route for ${route}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`;
+    if (!admin)
+      return `No route for ${route}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`;
     return `No admin route for ${route}. The admin routes are: ${routesUnder(router, "/__mock")}.`;
   }
-  if (under(path, "/v1/responses")) return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
+  if (under(path, "/v1/responses"))
+    return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
   if (under(path, "/v1")) {
     return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`;
   }
-  if (under(path, "/responses")) return `No route for ${route}. The API lives under /v1: did you mean ${method.slice(0, 20)} /v1${path.slice(0, 80)}? Give clients the base URL ending in /v1.`;
+  if (under(path, "/responses"))
+    return `No route for ${route}. The API lives under /v1: did you mean ${method.slice(0, 20)} /v1${path.slice(0, 80)}? Give clients the base URL ending in /v1.`;
   return `No route for ${route}. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up${admin ? "; the admin routes are under /__mock/" : ""}.`;
 }
 
@@ -166,7 +176,12 @@ const notFound =
   async (ctx, next) => {
     await next();
     if (ctx.respond !== false && ctx.status === 404 && ctx.body == null) {
-      throw new ApiError({ status: 404, type: "not_found", code: "not_found", message: notFoundMessage(ctx.method, ctx.path, admin, router()) });
+      throw new ApiError({
+        status: 404,
+        type: "not_found",
+        code: "not_found",
+        message: notFoundMessage(ctx.method, ctx.path, admin, router()),
+      });
     }
   };
 
@@ -250,11 +265,20 @@ export function createApp(deps: AppDeps): RequestApp {
  * handler, error object, exactly as the Koa route does); every other request
  * goes through the Koa app.
  */
-export function createRequestListener(deps: AppDeps, app: RequestApp = createApp(deps)): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(
+  deps: AppDeps,
+  app: RequestApp = createApp(deps),
+): (req: IncomingMessage, res: ServerResponse) => void {
   const koa = app.callback();
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
   const create = createHandler(deps);
-  const answer = async (req: IncomingMessage, res: ServerResponse, entry: JournalEntry, started: number, handle = create) => {
+  const answer = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: JournalEntry,
+    started: number,
+    handle = create,
+  ) => {
     try {
       check?.(req.headers.authorization);
       await handle(req, res, entry);
@@ -272,8 +296,21 @@ export function createRequestListener(deps: AppDeps, app: RequestApp = createApp
   return (req, res) => {
     if (req.method === "POST" || forward) {
       const { path, search } = splitUrl(req.url);
-      if (req.method === "POST" && path === "/v1/responses") return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now());
-      if (forward && isForwarded(deps, req.method, path)) return void answer(req, res, openEntry(deps.journal, req, deps.wallClock.now(), path, search), deps.clock.now(), forward);
+      if (req.method === "POST" && path === "/v1/responses")
+        return void answer(
+          req,
+          res,
+          openEntry(deps.journal, req, deps.wallClock.now(), path, search),
+          deps.clock.now(),
+        );
+      if (forward && isForwarded(deps, req.method, path))
+        return void answer(
+          req,
+          res,
+          openEntry(deps.journal, req, deps.wallClock.now(), path, search),
+          deps.clock.now(),
+          forward,
+        );
     }
     return void koa(req, res);
   };

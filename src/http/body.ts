@@ -19,7 +19,10 @@ function tooLarge(limit: number): ApiError {
 }
 
 /** Reads and parses the body of a JSON request. */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw: string; json: unknown; bytes: number }> {
+export function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ raw: string; json: unknown; bytes: number }> {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !type.endsWith("+json")) {
     req.resume();
@@ -65,7 +68,15 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<{ raw
     });
     // A client that goes away mid-body is its own doing, not a server fault (nginx's 499).
     req.on("error", (err: Error) => {
-      if (!settled) fail(new ApiError({ status: 499, type: "invalid_request", code: "client_closed_request", message: `The client closed the connection while sending the body (${err.message}).` }));
+      if (!settled)
+        fail(
+          new ApiError({
+            status: 499,
+            type: "invalid_request",
+            code: "client_closed_request",
+            message: `The client closed the connection while sending the body (${err.message}).`,
+          }),
+        );
     });
   });
 }
@@ -76,10 +87,20 @@ function parseJsonBody(buffer: Buffer): { raw: string; json: unknown; bytes: num
   try {
     raw = decoder.decode(buffer);
   } catch {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_json", message: "The request body is not valid UTF-8. Send UTF-8 encoded JSON." });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_json",
+      message: "The request body is not valid UTF-8. Send UTF-8 encoded JSON.",
+    });
   }
   if (raw.trim().length === 0) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_json", message: "The request body is empty. Send a JSON object with at least 'model' and 'input'." });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_json",
+      message: "The request body is empty. Send a JSON object with at least 'model' and 'input'.",
+    });
   }
   let json: unknown;
   try {
@@ -93,7 +114,12 @@ function parseJsonBody(buffer: Buffer): { raw: string; json: unknown; bytes: num
     });
   }
   if (nestsDeeperThan(json)) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "nested_too_deeply", message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.` });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "nested_too_deeply",
+      message: `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+    });
   }
   return { raw, json, bytes: buffer.length };
 }

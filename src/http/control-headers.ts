@@ -9,7 +9,13 @@ import { ApiError } from "../spec/index.js";
 import type { Faults, TimingProfile } from "../timing/profile.js";
 
 const bad = (header: string, message: string) =>
-  new ApiError({ status: 400, type: "invalid_request", code: "invalid_header", param: header, message: `Header ${header} ${message}` });
+  new ApiError({
+    status: 400,
+    type: "invalid_request",
+    code: "invalid_header",
+    param: header,
+    message: `Header ${header} ${message}`,
+  });
 
 const MAX_MS = 3_600_000;
 
@@ -28,19 +34,33 @@ export function fromHeaders(headers: IncomingHttpHeaders): HeaderSource {
   };
 }
 
-function number(ctx: HeaderSource, header: string, { integer = false, max = MAX_MS, positive = false } = {}): number | undefined {
+function number(
+  ctx: HeaderSource,
+  header: string,
+  { integer = false, max = MAX_MS, positive = false } = {},
+): number | undefined {
   const raw = ctx.get(header);
   if (raw === "") return undefined;
   const value = raw.trim();
   const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n) || n > max || (integer && !Number.isInteger(n)) || (positive && n <= 0)) {
-    throw bad(header, `must be a ${positive ? "positive" : "non-negative"} ${integer ? "integer" : "number"} up to ${max}, got '${raw.slice(0, 40)}'.`);
+  if (
+    !/^\d+(\.\d+)?$/.test(value) ||
+    !Number.isFinite(n) ||
+    n > max ||
+    (integer && !Number.isInteger(n)) ||
+    (positive && n <= 0)
+  ) {
+    throw bad(
+      header,
+      `must be a ${positive ? "positive" : "non-negative"} ${integer ? "integer" : "number"} up to ${max}, got '${raw.slice(0, 40)}'.`,
+    );
   }
   return n;
 }
 
 /** `x-mock-seed: N`. */
-export const seedHeader = (ctx: HeaderSource) => number(ctx, "x-mock-seed", { integer: true, max: Number.MAX_SAFE_INTEGER });
+export const seedHeader = (ctx: HeaderSource) =>
+  number(ctx, "x-mock-seed", { integer: true, max: Number.MAX_SAFE_INTEGER });
 
 /** `x-mock-latency-ms`, `x-mock-chunk-ms`, `x-mock-jitter-ms`, `x-mock-tokens-per-second`, `x-mock-heartbeat-ms`. */
 export function timingHeaders(ctx: HeaderSource): Partial<TimingProfile> {
@@ -59,7 +79,10 @@ export function strictHeader(ctx: HeaderSource): boolean | undefined {
   if (raw === "") return undefined;
   if (raw === "1" || raw === "true") return true;
   if (raw === "0" || raw === "false") return false;
-  throw bad("x-mock-strict", `takes 1 or true (the spec alone), 0 or false (OpenAI's superset); got '${raw.slice(0, 40)}'.`);
+  throw bad(
+    "x-mock-strict",
+    `takes 1 or true (the spec alone), 0 or false (OpenAI's superset); got '${raw.slice(0, 40)}'.`,
+  );
 }
 
 const FAULT_KEYS = ["drop-after-events", "drop-after-ms", "stall-after-events", "stall-ms", "hang-after-events"];
@@ -72,10 +95,16 @@ export function faultHeader(ctx: HeaderSource): Faults | undefined {
   const raw = ctx.get("x-mock-fault").trim();
   if (raw === "") return undefined;
   const values = new Map<string, number>();
-  for (const part of raw.split(/[;,]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(/[;,]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([a-z-]+)\s*=\s*(\d+)$/.exec(part);
     if (!m || !FAULT_KEYS.includes(m[1]) || Number(m[2]) > MAX_MS) {
-      throw bad("x-mock-fault", `takes ${FAULT_KEYS.map((k) => `${k}=N`).join(", ")} (joined by ';'); got '${part.slice(0, 40)}'.`);
+      throw bad(
+        "x-mock-fault",
+        `takes ${FAULT_KEYS.map((k) => `${k}=N`).join(", ")} (joined by ';'); got '${part.slice(0, 40)}'.`,
+      );
     }
     values.set(m[1], Number(m[2]));
   }
@@ -83,8 +112,10 @@ export function faultHeader(ctx: HeaderSource): Faults | undefined {
   if (values.has("drop-after-events")) faults.dropAfterEvents = values.get("drop-after-events");
   if (values.has("drop-after-ms")) faults.dropAfterMs = values.get("drop-after-ms");
   if (values.has("hang-after-events")) faults.hangAfterEvents = values.get("hang-after-events");
-  if (values.has("stall-after-events") !== values.has("stall-ms")) throw bad("x-mock-fault", "needs both stall-after-events=N and stall-ms=T for a stall.");
-  if (values.has("stall-ms")) faults.stall = { afterEvents: values.get("stall-after-events")!, ms: values.get("stall-ms")! };
+  if (values.has("stall-after-events") !== values.has("stall-ms"))
+    throw bad("x-mock-fault", "needs both stall-after-events=N and stall-ms=T for a stall.");
+  if (values.has("stall-ms"))
+    faults.stall = { afterEvents: values.get("stall-after-events")!, ms: values.get("stall-ms")! };
   return faults;
 }
 
@@ -117,5 +148,12 @@ export interface RequestControls {
 
 /** Reads and validates the control headers (a 400 naming the first bad one). */
 export function readControls(headers: HeaderSource): RequestControls {
-  return { seed: seedHeader(headers), scenario: headers.get("x-mock-scenario") || undefined, dialect: dialectHeader(headers), timing: timingHeaders(headers), fault: faultHeader(headers), strict: strictHeader(headers) };
+  return {
+    seed: seedHeader(headers),
+    scenario: headers.get("x-mock-scenario") || undefined,
+    dialect: dialectHeader(headers),
+    timing: timingHeaders(headers),
+    fault: faultHeader(headers),
+    strict: strictHeader(headers),
+  };
 }

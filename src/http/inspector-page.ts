@@ -102,13 +102,25 @@ export function addInspectorPage(router: Router, read = pageFiles()): void {
   router.get("/__mock/assets/:name", async (ctx) => {
     const name = ctx.params.name as string;
     if (!ASSET_NAME.test(name)) {
-      throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "name", message: `The inspector has no asset '${name.slice(0, 80)}'.` });
+      throw new ApiError({
+        status: 404,
+        type: "not_found",
+        code: "not_found",
+        param: "name",
+        message: `The inspector has no asset '${name.slice(0, 80)}'.`,
+      });
     }
     const body = await read(name);
     if (!body) {
       // app.js missing means an unbuilt package; any other unknown name is just not there.
       if (name === "app.js" || name === "app.css") throw missing(name);
-      throw new ApiError({ status: 404, type: "not_found", code: "not_found", param: "name", message: `The inspector has no asset '${name}'.` });
+      throw new ApiError({
+        status: 404,
+        type: "not_found",
+        code: "not_found",
+        param: "name",
+        message: `The inspector has no asset '${name}'.`,
+      });
     }
     await send(ctx, name);
   });

@@ -30,7 +30,8 @@ const json = (ctx: Context, body: unknown, status = 200) => {
   ctx.type = "application/json";
 };
 
-const conflict = (message: string, code = "not_savable") => new ApiError({ status: 409, type: "invalid_request", code, param: "seq", message });
+const conflict = (message: string, code = "not_savable") =>
+  new ApiError({ status: 409, type: "invalid_request", code, param: "seq", message });
 
 /** Whether a request said it had a body (a length above 0, or a chunked one). */
 const hadBody = (entry: JournalEntry) => {
@@ -43,7 +44,14 @@ function savable<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof NotSavable) throw new ApiError({ status: err.status, type: err.status === 404 ? "not_found" : "invalid_request", code: "not_savable", param: "seq", message: err.message });
+    if (err instanceof NotSavable)
+      throw new ApiError({
+        status: err.status,
+        type: err.status === 404 ? "not_found" : "invalid_request",
+        code: "not_savable",
+        param: "seq",
+        message: err.message,
+      });
     throw err;
   }
 }
@@ -68,7 +76,8 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
   get("/requests/stream", (ctx) => {
     const session = helpers.session(ctx) ?? undefined;
     const backlog = helpers.count(ctx, "backlog", `an integer from 0 to ${MAX_BACKLOG}`) ?? DEFAULT_BACKLOG;
-    if (backlog > MAX_BACKLOG) throw helpers.badQuery("backlog", `'backlog' must be an integer from 0 to ${MAX_BACKLOG}, got '${backlog}'.`);
+    if (backlog > MAX_BACKLOG)
+      throw helpers.badQuery("backlog", `'backlog' must be an integer from 0 to ${MAX_BACKLOG}, got '${backlog}'.`);
     if (ctx.method === "HEAD") {
       // The router answers HEAD with the GET route: the headers a GET gets, and no stream held open.
       ctx.set("cache-control", "no-cache, no-transform");
@@ -96,7 +105,9 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
     // What cannot be saved at all (in progress, an error, a cut answer) is said first.
     savable(() => recordedAnswer(entry, view));
     if (entry.body === null || entry.truncated) {
-      throw conflict(`Request ${entry.seq}'s body was ${entry.truncated ? "too big to keep whole" : "not kept"}: its scenario cannot be matched to it. Raise --journal-bytes to keep bigger bodies.`);
+      throw conflict(
+        `Request ${entry.seq}'s body was ${entry.truncated ? "too big to keep whole" : "not kept"}: its scenario cannot be matched to it. Raise --journal-bytes to keep bigger bodies.`,
+      );
     }
     let request;
     let items;
@@ -108,25 +119,48 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
     try {
       items = conversationOf(deps, request, sessionStore(deps.store, entry.session));
     } catch {
-      throw conflict(`Request ${entry.seq} continues a response (previous_response_id '${request.previous_response_id}') the store no longer holds: its conversation cannot be rebuilt.`);
+      throw conflict(
+        `Request ${entry.seq} continues a response (previous_response_id '${request.previous_response_id}') the store no longer holds: its conversation cannot be rebuilt.`,
+      );
     }
-    const saved = savable(() => savedScenario(entry, view, request, items, new Date(deps.wallClock.now()).toISOString()));
+    const saved = savable(() =>
+      savedScenario(entry, view, request, items, new Date(deps.wallClock.now()).toISOString()),
+    );
     const text = `${formatJson(saved.scenario)}\n`;
     // The file must load as it is sent; a failure here is a bug of the inspector, a 500 that says so.
     validateScenario(JSON.parse(text), `${saved.name}.json`);
     ctx.status = 200;
     ctx.type = "application/json";
     ctx.set("content-disposition", `attachment; filename="${saved.name}.json"`);
-    if (saved.notes.length > 0) ctx.set("x-mock-notes", saved.notes.join("; ").replace(/[^\x20-\x7e]/g, "?").slice(0, 2000));
+    if (saved.notes.length > 0)
+      ctx.set(
+        "x-mock-notes",
+        saved.notes
+          .join("; ")
+          .replace(/[^\x20-\x7e]/g, "?")
+          .slice(0, 2000),
+      );
     ctx.body = text;
   });
 
   // GET /__mock/requests/{seq}/curl: what sends the request again.
   get("/requests/:seq/curl", (ctx) => {
     const entry = helpers.entryOf(ctx);
-    if (entry.truncated) throw conflict(`Request ${entry.seq}'s body was too big to keep whole (${entry.bodyBytes} bytes): it cannot be sent again from the journal.`, "body_truncated");
-    if (entry.method === "WS") throw conflict(`Request ${entry.seq} is a WebSocket turn: send its body again as a response.create message on a WebSocket.`, "not_http");
-    if (entry.rawBody === null && hadBody(entry)) throw conflict(`Request ${entry.seq}'s body was not kept (it was not JSON, or the journal keeps no bodies with --journal-bytes 0): it cannot be sent again from the journal.`, "body_not_kept");
+    if (entry.truncated)
+      throw conflict(
+        `Request ${entry.seq}'s body was too big to keep whole (${entry.bodyBytes} bytes): it cannot be sent again from the journal.`,
+        "body_truncated",
+      );
+    if (entry.method === "WS")
+      throw conflict(
+        `Request ${entry.seq} is a WebSocket turn: send its body again as a response.create message on a WebSocket.`,
+        "not_http",
+      );
+    if (entry.rawBody === null && hadBody(entry))
+      throw conflict(
+        `Request ${entry.seq}'s body was not kept (it was not JSON, or the journal keeps no bodies with --journal-bytes 0): it cannot be sent again from the journal.`,
+        "body_not_kept",
+      );
     json(ctx, curlOf(entry, { seed: deps.seed }));
   });
 }

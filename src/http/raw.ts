@@ -21,7 +21,13 @@ export function splitUrl(url: string | undefined): { path: string; search: strin
 }
 
 /** Opens the journal entry of a request. */
-export function openEntry(journal: Journal, req: IncomingMessage, at: number, path: string, search: string): JournalEntry {
+export function openEntry(
+  journal: Journal,
+  req: IncomingMessage,
+  at: number,
+  path: string,
+  search: string,
+): JournalEntry {
   const session = req.headers["x-mock-session"];
   return journal.open({
     at,
@@ -49,13 +55,24 @@ export function entryError(entry: JournalEntry, error: ApiError, res: ServerResp
  * clock time it arrived). An answer that never reached `res.end()` was cut
  * short: `aborted`, unless the handler said how it ended.
  */
-export function endEntry(journal: Journal, entry: JournalEntry, res: ServerResponse, started: number, now: number): void {
+export function endEntry(
+  journal: Journal,
+  entry: JournalEntry,
+  res: ServerResponse,
+  started: number,
+  now: number,
+): void {
   if (entry.outcome === null && !res.writableEnded) entry.outcome = "aborted";
   journal.end(entry, now - started);
 }
 
 /** Sends a whole JSON answer (the body already serialised). */
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   // A flat [name, value, …] list: Node takes it as is, with no object to walk.
   const list = ["content-type", JSON_TYPE, "content-length", String(Buffer.byteLength(body))];
   for (const name in headers) list.push(name, headers[name]);
@@ -67,7 +84,12 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
 export function asApiError(err: unknown, onError?: (error: unknown) => void): ApiError {
   if (err instanceof ApiError) return err;
   onError?.(err);
-  return new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
+  return new ApiError({
+    status: 500,
+    type: "server_error",
+    code: "internal_error",
+    message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}`,
+  });
 }
 
 /** The headers of an error answer: its own (e.g. retry-after), and `connection: close` after a 413 (the body was not read). */
@@ -78,9 +100,16 @@ export function errorHeaders(error: ApiError): Record<string, string> {
 let errorSerial = 0;
 
 /** An error answer in a dialect: its status, headers (the error's own and the dialect's) and JSON body. */
-export function renderedError(error: ApiError, dialect: Dialect): { status: number; headers: Record<string, string>; body: string } {
+export function renderedError(
+  error: ApiError,
+  dialect: Dialect,
+): { status: number; headers: Record<string, string>; body: string } {
   const rendered = renderError(dialect, error);
-  const headers = { ...dialectHeaders(dialect, `error:${++errorSerial}`, 0), ...errorHeaders(error), ...rendered.headers };
+  const headers = {
+    ...dialectHeaders(dialect, `error:${++errorSerial}`, 0),
+    ...errorHeaders(error),
+    ...rendered.headers,
+  };
   return { status: rendered.status, headers, body: JSON.stringify(rendered.body) };
 }
 

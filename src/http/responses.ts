@@ -50,11 +50,20 @@ export function disconnectSignal(res: ServerResponse): AbortLike {
 }
 
 /** Reads the request body (into the journal entry too, truncated when it is big) and checks it is a JSON object. */
-export async function readObjectBody(req: IncomingMessage, deps: Pick<AppDeps, "bodyLimit" | "journal">, entry: JournalEntry | undefined): Promise<{ raw: string; json: Record<string, unknown> }> {
+export async function readObjectBody(
+  req: IncomingMessage,
+  deps: Pick<AppDeps, "bodyLimit" | "journal">,
+  entry: JournalEntry | undefined,
+): Promise<{ raw: string; json: Record<string, unknown> }> {
   const { raw, json, bytes } = await readJsonBody(req, deps.bodyLimit);
   if (entry) deps.journal.setBody(entry, raw, json, bytes);
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_type", message: "The request body must be a JSON object with at least 'model' and 'input'." });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_type",
+      message: "The request body must be a JSON object with at least 'model' and 'input'.",
+    });
   }
   return { raw, json: json as Record<string, unknown> };
 }
@@ -73,15 +82,28 @@ export function conversationOf(
 export function timingOf(controls: RequestControls | undefined, deps: AppDeps, answer: Pick<Answer, "plan">) {
   const { profile, stepDelays } = resolveTiming(deps.timing, answer.plan.timing, controls?.timing);
   const faults = mergeFaults(answer.plan.fault, controls?.fault);
-  const paced = profile.latencyMs > 0 || profile.chunkMs > 0 || profile.jitterMs > 0 || profile.tokensPerSecond !== null || hasFaults(faults);
+  const paced =
+    profile.latencyMs > 0 ||
+    profile.chunkMs > 0 ||
+    profile.jitterMs > 0 ||
+    profile.tokensPerSecond !== null ||
+    hasFaults(faults);
   return { profile, stepDelays, faults, paced };
 }
 
 /** The timing schedule of an answer's events, slot by slot as it is played (reading each event as it comes due). */
-export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps, answer: Answer | LazyAnswer): SlotCursor {
+export function scheduleOf(
+  controls: RequestControls | undefined,
+  deps: AppDeps,
+  answer: Answer | LazyAnswer,
+): SlotCursor {
   const { profile, stepDelays, faults } = timingOf(controls, deps, answer);
   const { events } = answer;
-  const pauses = !stepDelays ? undefined : "pauseBefore" in events ? (i: number) => events.pauseBefore(i) : (answer as Answer).pauses;
+  const pauses = !stepDelays
+    ? undefined
+    : "pauseBefore" in events
+      ? (i: number) => events.pauseBefore(i)
+      : (answer as Answer).pauses;
   return scheduleCursor(events, profile, createRng(`${answer.seed}|timing`), { pauses, faults });
 }
 
@@ -91,7 +113,12 @@ export function scheduleOf(controls: RequestControls | undefined, deps: AppDeps,
  * renders that. Otherwise it writes the whole answer itself, in the request's
  * dialect, and resolves when the answer has been played.
  */
-export async function handleCreateResponse(req: IncomingMessage, res: ServerResponse, deps: AppDeps, entry: JournalEntry | undefined): Promise<void> {
+export async function handleCreateResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: AppDeps,
+  entry: JournalEntry | undefined,
+): Promise<void> {
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps, entry);
   const headers = fromHeaders(req.headers);
@@ -102,7 +129,13 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   const request = parseCreateRequest(json, { strict });
   const dialect = controls.dialect ?? deps.dialect;
   if (request.background && request.store === false) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "store", message: "A background response must be stored: drop store: false, or background: true." });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_value",
+      param: "store",
+      message: "A background response must be stored: drop store: false, or background: true.",
+    });
   }
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const header = controls.scenario;
@@ -121,13 +154,31 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     entry.reason = selection.reason;
     entry.streamed = request.stream === true;
   }
-  const planned = planRequest({ registry: deps.registry, request, items, seed: controls.seed ?? deps.seed, seedString, forced: selection, createdAt, dialect, session, repeat });
+  const planned = planRequest({
+    registry: deps.registry,
+    request,
+    items,
+    seed: controls.seed ?? deps.seed,
+    seedString,
+    forced: selection,
+    createdAt,
+    dialect,
+    session,
+    repeat,
+  });
   // Events are built only when they are sent or paced (a long answer's each as it comes due); a plain JSON answer needs only the final response.
   const { paced } = timingOf(controls, deps, planned);
-  const answer = request.background ? withEvents(planned) : request.stream || paced ? withStreamEvents(planned) : finalOnly(planned);
+  const answer = request.background
+    ? withEvents(planned)
+    : request.stream || paced
+      ? withStreamEvents(planned)
+      : finalOnly(planned);
   const { scenario, plan } = answer;
   if (entry) entry.responseId = plan.base.id;
-  const answerHeaders = () => ({ "x-mock-scenario": scenario.name, ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started) });
+  const answerHeaders = () => ({
+    "x-mock-scenario": scenario.name,
+    ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started),
+  });
 
   if (request.background) {
     const { events } = answer as Answer;
@@ -139,10 +190,19 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
     const body = responseBody(dialect, record.response, plan);
     const saved = deps.store.put(record);
     if (saved) await saved;
-    const run = deps.runs.start(record, events, filterSlots(scheduleOf(controls, deps, answer), (s) => s.kind === "event" || s.kind === "done"));
+    const run = deps.runs.start(
+      record,
+      events,
+      filterSlots(scheduleOf(controls, deps, answer), (s) => s.kind === "event" || s.kind === "done"),
+    );
     if (request.stream) {
       await followRun(res, run, -1, dialect, answerHeaders());
-      if (entry) entry.outcome = !res.writableEnded ? "aborted" : run.state === "cancelled" ? "cancelled" : answer.response.status;
+      if (entry)
+        entry.outcome = !res.writableEnded
+          ? "aborted"
+          : run.state === "cancelled"
+            ? "cancelled"
+            : answer.response.status;
       return;
     }
     if (entry) entry.outcome = record.response.status;
@@ -156,7 +216,8 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   }
   // The inspector's timeline (none when the journal keeps nothing): the answer is re-emitted from its plan when asked.
   const timeline = entry && deps.journal.timeline(entry, started);
-  if (timeline) deps.journal.keepAnswer(entry!, { kind: "mock", plan, dialect, streamed: request.stream === true }, planCost(plan));
+  if (timeline)
+    deps.journal.keepAnswer(entry!, { kind: "mock", plan, dialect, streamed: request.stream === true }, planCost(plan));
   const now = () => deps.clock.now();
   // The schedule counts from here: once the answer is ready, its times are kept exactly.
   const start = deps.clock.now();
@@ -192,7 +253,11 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
   };
   const timed = scheduleOf(controls, deps, answer);
   const traced = tracedSink(jsonSink, timeline, { now, done: false, json: true });
-  const result = await playSchedule(filterSlots(timed, (s) => s.kind !== "heartbeat"), traced, { clock: deps.clock, start, signal: disconnectSignal(res) });
+  const result = await playSchedule(
+    filterSlots(timed, (s) => s.kind !== "heartbeat"),
+    traced,
+    { clock: deps.clock, start, signal: disconnectSignal(res) },
+  );
   markPlayEnd(timeline, result, now());
   if (entry) entry.outcome = playOutcome(result, timed, reached, answer);
 }
@@ -203,7 +268,12 @@ export async function handleCreateResponse(req: IncomingMessage, res: ServerResp
  * held it until the client left (after every event before the hang was
  * sent); otherwise `aborted`. `sent` is how many events the sink took.
  */
-export function playOutcome(result: PlayResult, schedule: Schedule | SlotCursor, sent: number, answer: Pick<Answer, "response">): JournalOutcome {
+export function playOutcome(
+  result: PlayResult,
+  schedule: Schedule | SlotCursor,
+  sent: number,
+  answer: Pick<Answer, "response">,
+): JournalOutcome {
   if (result === "done") return answer.response.status;
   if (result === "dropped") return "dropped";
   if ("slots" in schedule) {

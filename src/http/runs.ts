@@ -97,7 +97,9 @@ export class Run {
       this.record.response = {
         ...current,
         status: "cancelled",
-        output: current.output.map((o) => ((o as { status?: string }).status === "in_progress" ? { ...o, status: "incomplete" } : o)) as ResponseResource["output"],
+        output: current.output.map((o) =>
+          (o as { status?: string }).status === "in_progress" ? { ...o, status: "incomplete" } : o,
+        ) as ResponseResource["output"],
       };
       this.save();
       this.finish("cancelled");

@@ -18,7 +18,11 @@ import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
  * the request asked for it.
  */
 export function sseHeaders(dialect: Dialect): Record<string, string> {
-  return { "content-type": dialect.sse.contentType, "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
+  return {
+    "content-type": dialect.sse.contentType,
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+  };
 }
 
 /** One SSE message for an event, in a dialect (the spec's by default). The event name may not hold a line break. */
@@ -84,7 +88,13 @@ const JOIN_LIMIT = 64 * 1024;
  * response in one write. `destroy` sends what was delivered, then closes the
  * socket.
  */
-export function sseSink(res: ServerResponse, events: EventsAt, dialect: Dialect, plan: Plan | undefined, headers: Record<string, string> = {}): PaceSink & { readonly sent: number } {
+export function sseSink(
+  res: ServerResponse,
+  events: EventsAt,
+  dialect: Dialect,
+  plan: Plan | undefined,
+  headers: Record<string, string> = {},
+): PaceSink & { readonly sent: number } {
   return new SseSink(res, events, dialect, plan, headers);
 }
 

@@ -8,8 +8,22 @@ import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { z } from "zod";
 import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect/index.js";
-import { answerIds, compactConversation, countInputTokens, createRng, requestSeed, type Plan } from "../generate/index.js";
-import { ApiError, CompactBody, CreateResponseBody, SpecCompactBody, SpecCreateResponseBody, type StreamEvent } from "../spec/index.js";
+import {
+  answerIds,
+  compactConversation,
+  countInputTokens,
+  createRng,
+  requestSeed,
+  type Plan,
+} from "../generate/index.js";
+import {
+  ApiError,
+  CompactBody,
+  CreateResponseBody,
+  SpecCompactBody,
+  SpecCreateResponseBody,
+  type StreamEvent,
+} from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
 import { replayEvents, type StoredResponse } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
@@ -23,7 +37,13 @@ import { doneFrame, headerList, sseFrame, sseHeaders, writeFrame } from "./sse.j
 import { parseWithPolicy, type PolicySchemas } from "./validate.js";
 
 const notFound = (id: string) =>
-  new ApiError({ status: 404, type: "not_found", code: "not_found", param: "response_id", message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).` });
+  new ApiError({
+    status: 404,
+    type: "not_found",
+    code: "not_found",
+    param: "response_id",
+    message: `No response with id '${id.slice(0, 80)}' is stored. It may have been stored with store: false, deleted, or evicted (see --store-limit).`,
+  });
 
 /** A stored response, as the request's session sees it (a shared store fetches it first); 404 otherwise. */
 async function stored(ctx: Context, deps: AppDeps, id: string) {
@@ -44,7 +64,10 @@ const json = (ctx: Context, deps: AppDeps, body: unknown, plan?: Plan) => {
   ctx.body = toJson(dialect, isResponse ? renderResponse(dialect, body as never, plan) : body);
   ctx.type = "application/json";
   const id = (body as { id?: unknown }).id;
-  for (const [k, v] of Object.entries(dialectHeaders(dialect, typeof id === "string" ? id : `${ctx.method} ${ctx.url}`, 0))) ctx.set(k, v);
+  for (const [k, v] of Object.entries(
+    dialectHeaders(dialect, typeof id === "string" ? id : `${ctx.method} ${ctx.url}`, 0),
+  ))
+    ctx.set(k, v);
 };
 
 const queryInt = (ctx: Context, name: string, min: number, max: number, fallback: number): number => {
@@ -52,13 +75,25 @@ const queryInt = (ctx: Context, name: string, min: number, max: number, fallback
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (typeof raw !== "string" || !/^-?\d+$/.test(raw) || n < min || n > max) {
-    throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: name, message: `Query parameter '${name}' must be an integer from ${min} to ${max}.` });
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_value",
+      param: name,
+      message: `Query parameter '${name}' must be an integer from ${min} to ${max}.`,
+    });
   }
   return n;
 };
 
 /** Streams a background run as SSE in a dialect: what it produced so far, then live, then the end ([DONE] where the dialect sends it). */
-export async function followRun(res: ServerResponse, run: Run, startingAfter: number, dialect: Dialect, headers: Record<string, string> = {}): Promise<void> {
+export async function followRun(
+  res: ServerResponse,
+  run: Run,
+  startingAfter: number,
+  dialect: Dialect,
+  headers: Record<string, string> = {},
+): Promise<void> {
   res.writeHead(200, headerList(sseHeaders(dialect), headers));
   const done = doneFrame(dialect);
   await new Promise<void>((resolve) => {
@@ -94,19 +129,34 @@ export async function followRun(res: ServerResponse, run: Run, startingAfter: nu
 }
 
 /** Replays stored events as SSE in a dialect (all at once), then [DONE] where the dialect sends it. */
-async function replay(ctx: Context, events: Iterable<StreamEvent>, startingAfter: number, dialect: Dialect, plan: Plan | undefined): Promise<void> {
+async function replay(
+  ctx: Context,
+  events: Iterable<StreamEvent>,
+  startingAfter: number,
+  dialect: Dialect,
+  plan: Plan | undefined,
+): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200, sseHeaders(dialect));
-  for (const e of events) if (e.sequence_number > startingAfter && !(await writeFrame(res, sseFrame(e, dialect, plan)))) return;
+  for (const e of events)
+    if (e.sequence_number > startingAfter && !(await writeFrame(res, sseFrame(e, dialect, plan)))) return;
   const done = doneFrame(dialect);
   if (done === "" || (await writeFrame(res, done))) res.end();
 }
 
 /** A create body whose model and input may be left out (OpenAI's input token count), in both policies. */
-const InputTokensBody: PolicySchemas<Omit<CreateResponseBody, "model" | "input"> & { model?: string; input?: CreateResponseBody["input"] }> = {
-  superset: CreateResponseBody.extend({ model: z.string().optional(), input: CreateResponseBody.shape.input.optional() }),
-  strict: SpecCreateResponseBody.extend({ model: z.string().optional(), input: SpecCreateResponseBody.shape.input.optional() }),
+const InputTokensBody: PolicySchemas<
+  Omit<CreateResponseBody, "model" | "input"> & { model?: string; input?: CreateResponseBody["input"] }
+> = {
+  superset: CreateResponseBody.extend({
+    model: z.string().optional(),
+    input: CreateResponseBody.shape.input.optional(),
+  }),
+  strict: SpecCreateResponseBody.extend({
+    model: z.string().optional(),
+    input: SpecCreateResponseBody.shape.input.optional(),
+  }),
 };
 
 const CompactBodies: PolicySchemas<CompactBody> = { superset: CompactBody, strict: SpecCompactBody };
@@ -115,7 +165,8 @@ const CompactBodies: PolicySchemas<CompactBody> = { superset: CompactBody, stric
 const strictOf = (ctx: Context, deps: AppDeps) => ({ strict: strictHeader(ctx) ?? deps.strict ?? false });
 
 /** Whether a response is still being played (by some process). */
-const isRunning = (record: StoredResponse) => record.response.status === "queued" || record.response.status === "in_progress";
+const isRunning = (record: StoredResponse) =>
+  record.response.status === "queued" || record.response.status === "in_progress";
 
 /**
  * Cancels the background run of a response, wherever it plays: here, or
@@ -180,7 +231,13 @@ export function storedRoutes(deps: AppDeps) {
       const id = ctx.params.id as string;
       const record = await stored(ctx, deps, id);
       if (!record.response.background) {
-        throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_request", param: "response_id", message: `Response '${id}' was not created with background: true; only background responses can be cancelled.` });
+        throw new ApiError({
+          status: 400,
+          type: "invalid_request",
+          code: "invalid_request",
+          param: "response_id",
+          message: `Response '${id}' was not created with background: true; only background responses can be cancelled.`,
+        });
       }
       json(ctx, deps, await cancelRun(deps, id, record), record.plan);
     },
@@ -191,23 +248,46 @@ export function storedRoutes(deps: AppDeps) {
       const limit = queryInt(ctx, "limit", 1, 100, 20);
       const order = ctx.query.order ?? "desc";
       if (order !== "asc" && order !== "desc") {
-        throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "order", message: "Query parameter 'order' must be 'asc' or 'desc'." });
+        throw new ApiError({
+          status: 400,
+          type: "invalid_request",
+          code: "invalid_value",
+          param: "order",
+          message: "Query parameter 'order' must be 'asc' or 'desc'.",
+        });
       }
       let items = record.input.map(asListedItem);
       if (order === "desc") items = items.reverse();
       const after = ctx.query.after;
       if (typeof after === "string" && after !== "") {
         const at = items.findIndex((i) => i.id === after);
-        if (at < 0) throw new ApiError({ status: 400, type: "invalid_request", code: "invalid_value", param: "after", message: `No input item with id '${after.slice(0, 80)}' in response '${id}'.` });
+        if (at < 0)
+          throw new ApiError({
+            status: 400,
+            type: "invalid_request",
+            code: "invalid_value",
+            param: "after",
+            message: `No input item with id '${after.slice(0, 80)}' in response '${id}'.`,
+          });
         items = items.slice(at + 1);
       }
       const data = items.slice(0, limit);
-      json(ctx, deps, { object: "list", data, first_id: (data[0]?.id as string | undefined) ?? null, last_id: (data.at(-1)?.id as string | undefined) ?? null, has_more: items.length > limit });
+      json(ctx, deps, {
+        object: "list",
+        data,
+        first_id: (data[0]?.id as string | undefined) ?? null,
+        last_id: (data.at(-1)?.id as string | undefined) ?? null,
+        has_more: items.length > limit,
+      });
     },
 
     async inputTokens(ctx: Context) {
       const policy = strictOf(ctx, deps);
-      const request = parseWithPolicy(InputTokensBody, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
+      const request = parseWithPolicy(
+        InputTokensBody,
+        (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json,
+        policy,
+      );
       if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
       const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
       json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
@@ -215,15 +295,26 @@ export function storedRoutes(deps: AppDeps) {
 
     async compact(ctx: Context) {
       const policy = strictOf(ctx, deps);
-      const body = parseWithPolicy(CompactBodies, (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json, policy);
+      const body = parseWithPolicy(
+        CompactBodies,
+        (await readObjectBody(ctx.req, deps, journalEntry(ctx))).json,
+        policy,
+      );
       const seed = requestSeed(deps.seed, body);
       const session = sessionOfContext(ctx);
       if (deps.store.load && body.previous_response_id) await deps.store.load(body.previous_response_id);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);
       const id = answerIds(createRng(seed), dialectOf(ctx, deps).ids, seed, session, repeat).response();
       const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, session)), id);
-      json(ctx, deps, compactConversation(items, { id, createdAt: Math.floor(deps.wallClock.now() / 1000), instructions: body.instructions }));
+      json(
+        ctx,
+        deps,
+        compactConversation(items, {
+          id,
+          createdAt: Math.floor(deps.wallClock.now() / 1000),
+          instructions: body.instructions,
+        }),
+      );
     },
   };
 }
-

@@ -30,7 +30,8 @@ function describeInput(input: unknown): string {
 
 function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: string; message: string } {
   const where = param ? `'${param}'` : "the request body";
-  const custom = issue.message && !/^Invalid /.test(issue.message) && !/^Too (big|small)/.test(issue.message) ? issue.message : null;
+  const custom =
+    issue.message && !/^Invalid /.test(issue.message) && !/^Too (big|small)/.test(issue.message) ? issue.message : null;
   switch (issue.code) {
     case "invalid_type": {
       // With reportInput on, an absent field is an invalid_type issue whose input is undefined.
@@ -44,7 +45,11 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
     }
     case "invalid_value": {
       const values = (issue as { values?: unknown[] }).values ?? [];
-      if (custom?.startsWith("is required")) return { code: "missing_required_parameter", message: `Missing required parameter: ${where} (${custom.replace(/^is required: /, "")}).` };
+      if (custom?.startsWith("is required"))
+        return {
+          code: "missing_required_parameter",
+          message: `Missing required parameter: ${where} (${custom.replace(/^is required: /, "")}).`,
+        };
       return {
         code: "invalid_value",
         message: custom
@@ -60,15 +65,24 @@ function messageFor(issue: z.core.$ZodIssue, param: string | null): { code: stri
       const length = typeof i.input === "string" || Array.isArray(i.input) ? ` (got ${i.input.length})` : "";
       return {
         code: issue.code === "too_big" ? "value_above_maximum" : "value_below_minimum",
-        message: custom && !/^Too /.test(custom) ? `Invalid value for ${where}: ${custom}${length}.` : `Invalid value for ${where}: must be ${bound}${unit}${length}.`,
+        message:
+          custom && !/^Too /.test(custom)
+            ? `Invalid value for ${where}: ${custom}${length}.`
+            : `Invalid value for ${where}: must be ${bound}${unit}${length}.`,
       };
     }
     case "invalid_format":
       return { code: "invalid_value", message: `Invalid value for ${where}: ${issue.message}.` };
     case "unrecognized_keys":
-      return { code: "unknown_parameter", message: `Unknown parameter: ${where}. Strict mode accepts only the fields of the Open Responses spec (drop --strict or x-mock-strict to allow OpenAI's).` };
+      return {
+        code: "unknown_parameter",
+        message: `Unknown parameter: ${where}. Strict mode accepts only the fields of the Open Responses spec (drop --strict or x-mock-strict to allow OpenAI's).`,
+      };
     case "invalid_union":
-      return { code: "invalid_type", message: `Invalid value for ${where}: ${custom ?? "it matches none of the allowed forms"}.` };
+      return {
+        code: "invalid_type",
+        message: `Invalid value for ${where}: ${custom ?? "it matches none of the allowed forms"}.`,
+      };
     default:
       return { code: "invalid_value", message: `Invalid value for ${where}: ${issue.message}.` };
   }
@@ -83,10 +97,17 @@ export function zodToApiError(error: z.ZodError, prefix: readonly PropertyKey[] 
   const { code, message } = messageFor(issue, param);
   const i = issue as { origin?: string; maximum?: unknown; minimum?: unknown; input?: unknown };
   const limit = issue.code === "too_big" ? i.maximum : issue.code === "too_small" ? i.minimum : undefined;
-  const bound = i.origin === "number" && typeof limit === "number" ? { side: issue.code === "too_big" ? ("above" as const) : ("below" as const), limit, got: i.input } : undefined;
+  const bound =
+    i.origin === "number" && typeof limit === "number"
+      ? { side: issue.code === "too_big" ? ("above" as const) : ("below" as const), limit, got: i.input }
+      : undefined;
   // A string or list over its maximum length (dialects spell these their own way: OpenAI's `array_above_max_length`).
-  const kind = typeof i.input === "string" ? ("string" as const) : Array.isArray(i.input) ? ("array" as const) : undefined;
-  const length = issue.code === "too_big" && kind && typeof limit === "number" ? { kind, limit, got: (i.input as string | unknown[]).length } : undefined;
+  const kind =
+    typeof i.input === "string" ? ("string" as const) : Array.isArray(i.input) ? ("array" as const) : undefined;
+  const length =
+    issue.code === "too_big" && kind && typeof limit === "number"
+      ? { kind, limit, got: (i.input as string | unknown[]).length }
+      : undefined;
   return new ApiError({ status: 400, type: "invalid_request", code, param, message, bound, length });
 }
 

@@ -26,7 +26,17 @@ import { playSchedule, type PaceSink } from "../timing/pacer.js";
 import type { AppDeps } from "./app.js";
 import { bearerChecker } from "./auth.js";
 import { renderedError } from "./raw.js";
-import { answerDialect, dialectHeader, faultHeader, fromHeaders, readControls, seedHeader, strictHeader, timingHeaders, type HeaderSource } from "./control-headers.js";
+import {
+  answerDialect,
+  dialectHeader,
+  faultHeader,
+  fromHeaders,
+  readControls,
+  seedHeader,
+  strictHeader,
+  timingHeaders,
+  type HeaderSource,
+} from "./control-headers.js";
 import { conversationOf, playOutcome, scheduleOf } from "./responses.js";
 import { sessionOf, sessionStore } from "./session.js";
 import { parseCreateRequest, type ParsePolicy } from "./validate.js";
@@ -57,12 +67,18 @@ export interface WebSocketErrorEvent {
  */
 export function webSocketErrorEvent(error: ApiError, dialect: Dialect = DEFAULT_DIALECT): WebSocketErrorEvent {
   const e = renderErrorObject(dialect, error);
-  const payload = { type: e.type, code: dialect.identity ? (e.code ?? e.type) : e.code, message: e.message, param: e.param } as WebSocketErrorEvent["error"];
+  const payload = {
+    type: e.type,
+    code: dialect.identity ? (e.code ?? e.type) : e.code,
+    message: e.message,
+    param: e.param,
+  } as WebSocketErrorEvent["error"];
   if (Object.keys(error.headers).length > 0) payload.headers = { ...error.headers };
   return { type: "error", status: error.status, error: payload };
 }
 
-const invalidMessage = (code: string, param: string | null, message: string) => new ApiError({ status: 400, type: "invalid_request", code, param, message });
+const invalidMessage = (code: string, param: string | null, message: string) =>
+  new ApiError({ status: 400, type: "invalid_request", code, param, message });
 
 /**
  * Parses one client message into a validated request, or throws the 400 that
@@ -71,33 +87,72 @@ const invalidMessage = (code: string, param: string | null, message: string) => 
  * `stream: true`), and so is `background: false`; strict mode refuses them all,
  * as the spec does.
  */
-export function parseCreateMessage(data: RawData | string, isBinary = false, policy: ParsePolicy = { strict: false }): CreateResponseBody {
+export function parseCreateMessage(
+  data: RawData | string,
+  isBinary = false,
+  policy: ParsePolicy = { strict: false },
+): CreateResponseBody {
   let text: string;
   try {
-    text = typeof data === "string" ? data : new TextDecoder("utf-8", { fatal: true }).decode(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
+    text =
+      typeof data === "string"
+        ? data
+        : new TextDecoder("utf-8", { fatal: true }).decode(
+            Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer),
+          );
   } catch {
-    throw invalidMessage("invalid_json", null, "The message is not valid UTF-8. Send each response.create event as a JSON text message.");
+    throw invalidMessage(
+      "invalid_json",
+      null,
+      "The message is not valid UTF-8. Send each response.create event as a JSON text message.",
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw invalidMessage("invalid_json", null, `The message is not valid JSON (${(err as Error).message}). Send {"type":"response.create", ...request body} as a text message${isBinary ? " (not a binary one)" : ""}.`);
+    throw invalidMessage(
+      "invalid_json",
+      null,
+      `The message is not valid JSON (${(err as Error).message}). Send {"type":"response.create", ...request body} as a text message${isBinary ? " (not a binary one)" : ""}.`,
+    );
   }
-  if (nestsDeeperThan(json)) throw invalidMessage("nested_too_deeply", null, `The message nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
+  if (nestsDeeperThan(json))
+    throw invalidMessage(
+      "nested_too_deeply",
+      null,
+      `The message nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+    );
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw invalidMessage("invalid_type", null, `The message must be a JSON object {"type":"response.create", ...request body}, got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}.`);
+    throw invalidMessage(
+      "invalid_type",
+      null,
+      `The message must be a JSON object {"type":"response.create", ...request body}, got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}.`,
+    );
   }
   const { type, ...body } = json as Record<string, unknown>;
-  if (type === undefined) throw invalidMessage("missing_required_parameter", "type", "Missing required parameter: 'type'. Each message is {\"type\":\"response.create\", ...request body}.");
+  if (type === undefined)
+    throw invalidMessage(
+      "missing_required_parameter",
+      "type",
+      'Missing required parameter: \'type\'. Each message is {"type":"response.create", ...request body}.',
+    );
   if (type !== "response.create") {
-    throw invalidMessage("invalid_value", "type", `Invalid value for 'type': expected 'response.create', got ${JSON.stringify(type)?.slice(0, 60)}. It is the only client event of WebSocket mode.`);
+    throw invalidMessage(
+      "invalid_value",
+      "type",
+      `Invalid value for 'type': expected 'response.create', got ${JSON.stringify(type)?.slice(0, 60)}. It is the only client event of WebSocket mode.`,
+    );
   }
   for (const field of DISALLOWED) {
     if (!(field in body)) continue;
     // Checked for type with the rest of the body, and otherwise ignored: the socket decides how a turn is sent.
     if (!policy.strict && (field !== "background" || body.background !== true)) continue;
-    throw invalidMessage("unsupported_parameter", field, `'${field}' must not be sent over WebSocket: every turn is streamed as events on the socket. Leave the field out.`);
+    throw invalidMessage(
+      "unsupported_parameter",
+      field,
+      `'${field}' must not be sent over WebSocket: every turn is streamed as events on the socket. Leave the field out.`,
+    );
   }
   return parseCreateRequest(body, policy);
 }
@@ -118,7 +173,11 @@ interface ConnectionSettings {
 }
 
 /** Checks the upgrade request (auth, then control headers); throws the ApiError it is refused with. */
-function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: string | undefined) => void) | undefined): ConnectionSettings {
+function checkUpgrade(
+  req: IncomingMessage,
+  deps: AppDeps,
+  check: ((header: string | undefined) => void) | undefined,
+): ConnectionSettings {
   if (check) {
     const raw = req.headers.authorization?.trim();
     // The compliance tester may send the bare key; a value without the Bearer scheme is taken as the key.
@@ -132,7 +191,8 @@ function checkUpgrade(req: IncomingMessage, deps: AppDeps, check: ((header: stri
   const strict = strictHeader(headers) ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const scenario = headers.get("x-mock-scenario") || undefined;
-  if (scenario !== undefined && !deps.registry.byName.has(scenario)) throw unknownScenarioHeader(deps.registry, scenario);
+  if (scenario !== undefined && !deps.registry.byName.has(scenario))
+    throw unknownScenarioHeader(deps.registry, scenario);
   return { seed, dialect, scenario, session, headers, raw: req.headers, strict };
 }
 
@@ -148,7 +208,9 @@ export function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect)
     connection: "close",
   };
   if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="openresponses-mock"';
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${String(v)}`).join("\r\n");
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join("\r\n");
   socket.once("finish", () => socket.destroy());
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}\r\n${head}\r\n\r\n${body}`);
 }
@@ -241,7 +303,12 @@ class Connection {
     if (err instanceof ApiError) error = err;
     else {
       this.deps.onError?.(err);
-      error = new ApiError({ status: 500, type: "server_error", code: "internal_error", message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}` });
+      error = new ApiError({
+        status: 500,
+        type: "server_error",
+        code: "internal_error",
+        message: `Internal error in openresponses-mock: ${(err as Error)?.message ?? String(err)}`,
+      });
     }
     void this.send(webSocketErrorEvent(error, this.settings.dialect));
   }
@@ -258,7 +325,14 @@ class Connection {
     const { deps, settings } = this;
     const started = deps.clock.now();
     // Each turn is a request in the journal (method "WS"), like an HTTP create.
-    const entry = deps.journal.open({ at: deps.wallClock.now(), session: settings.session, method: "WS", path: "/v1/responses", query: {}, headers: settings.raw as Record<string, string | string[]> });
+    const entry = deps.journal.open({
+      at: deps.wallClock.now(),
+      session: settings.session,
+      method: "WS",
+      path: "/v1/responses",
+      query: {},
+      headers: settings.raw as Record<string, string | string[]>,
+    });
     entry.streamed = true;
     try {
       await this.answer(entry, data, isBinary, started);
@@ -272,13 +346,19 @@ class Connection {
     entry.status = err instanceof ApiError ? err.status : 500;
     entry.errorCode = err instanceof ApiError ? (err.code ?? err.type) : "internal_error";
     entry.outcome = this.closed ? "aborted" : "error";
-    if (err instanceof ApiError) this.deps.journal.keepAnswer(entry, { kind: "error", error: err }, 256 + 2 * err.message.length);
+    if (err instanceof ApiError)
+      this.deps.journal.keepAnswer(entry, { kind: "error", error: err }, 256 + 2 * err.message.length);
     this.sendError(err);
   }
 
   private async answer(entry: JournalEntry, data: RawData, isBinary: boolean, started: number): Promise<void> {
     const { deps, settings } = this;
-    const raw = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8");
+    const raw =
+      typeof data === "string"
+        ? data
+        : Buffer.isBuffer(data)
+          ? data.toString("utf8")
+          : Buffer.concat(data as Buffer[]).toString("utf8");
     let parsed: unknown = null;
     try {
       parsed = JSON.parse(raw);
@@ -305,21 +385,29 @@ class Connection {
       // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
       // A queued answer or use() of the session applies unless the header names a scenario.
       const taken = settings.scenario ? undefined : deps.controls.take(settings.session);
-      const selection = selectScenario(deps.registry, request, items, settings.scenario, taken instanceof Promise ? await taken : taken);
-      entry.scenario = selection.scenario.name;
-      entry.reason = selection.reason;
-      const answer = withStreamEvents(planRequest({
-        registry: deps.registry,
+      const selection = selectScenario(
+        deps.registry,
         request,
         items,
-        seed: settings.seed,
-        seedString,
-        dialect: settings.dialect,
-        session: settings.session,
-        repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
-        forced: selection,
-        createdAt: Math.floor(deps.wallClock.now() / 1000),
-      }));
+        settings.scenario,
+        taken instanceof Promise ? await taken : taken,
+      );
+      entry.scenario = selection.scenario.name;
+      entry.reason = selection.reason;
+      const answer = withStreamEvents(
+        planRequest({
+          registry: deps.registry,
+          request,
+          items,
+          seed: settings.seed,
+          seedString,
+          dialect: settings.dialect,
+          session: settings.session,
+          repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
+          forced: selection,
+          createdAt: Math.floor(deps.wallClock.now() / 1000),
+        }),
+      );
       entry.responseId = answer.response.id;
       entry.status = 200;
       // The record the store would keep, kept on the connection whatever `store` says.
@@ -360,11 +448,20 @@ class Connection {
       };
       // The inspector's timeline: WebSocket messages are the events, pings the heartbeats; no [DONE].
       const timeline = deps.journal.timeline(entry, started);
-      if (timeline) deps.journal.keepAnswer(entry, { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true }, planCost(plan));
+      if (timeline)
+        deps.journal.keepAnswer(
+          entry,
+          { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true },
+          planCost(plan),
+        );
       const now = () => deps.clock.now();
       // The schedule counts from here: once the answer is ready, its times are kept exactly.
       const start = deps.clock.now();
-      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false }), { clock: deps.clock, start, signal: this.controller.signal });
+      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false }), {
+        clock: deps.clock,
+        start,
+        signal: this.controller.signal,
+      });
       markPlayEnd(timeline, result, now());
       entry.events = sent;
       entry.outcome = playOutcome(result, schedule, sent, answer);
@@ -386,7 +483,12 @@ class Connection {
  * and terminates every open WebSocket; it is idempotent.
  */
 export function attachWebSocket(server: Server, deps: AppDeps): { close(): void } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.bodyLimit, perMessageDeflate: false, clientTracking: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: deps.bodyLimit,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
   const connections = new Set<Connection>();
   const check = deps.apiKey ? bearerChecker(deps.apiKey) : undefined;
   let closed = false;
@@ -403,19 +505,44 @@ export function attachWebSocket(server: Server, deps: AppDeps): { close(): void 
     if (path !== WEBSOCKET_PATH) {
       return refuseUpgrade(
         socket,
-        new ApiError({ status: 404, type: "not_found", code: "not_found", message: `No WebSocket endpoint at ${(req.url ?? "").slice(0, 80)}. WebSocket mode lives at ${WEBSOCKET_PATH}.` }),
+        new ApiError({
+          status: 404,
+          type: "not_found",
+          code: "not_found",
+          message: `No WebSocket endpoint at ${(req.url ?? "").slice(0, 80)}. WebSocket mode lives at ${WEBSOCKET_PATH}.`,
+        }),
         dialect,
       );
     }
     if (closed) {
-      return refuseUpgrade(socket, new ApiError({ status: 503, type: "server_error", code: "server_closing", message: "The server is shutting down." }), dialect);
+      return refuseUpgrade(
+        socket,
+        new ApiError({
+          status: 503,
+          type: "server_error",
+          code: "server_closing",
+          message: "The server is shutting down.",
+        }),
+        dialect,
+      );
     }
     let settings: ConnectionSettings;
     try {
       settings = checkUpgrade(req, deps, check);
     } catch (err) {
       if (!(err instanceof ApiError)) deps.onError?.(err);
-      return refuseUpgrade(socket, err instanceof ApiError ? err : new ApiError({ status: 500, type: "server_error", code: "internal_error", message: "Internal error in openresponses-mock." }), dialect);
+      return refuseUpgrade(
+        socket,
+        err instanceof ApiError
+          ? err
+          : new ApiError({
+              status: 500,
+              type: "server_error",
+              code: "internal_error",
+              message: "Internal error in openresponses-mock.",
+            }),
+        dialect,
+      );
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (closed) return void ws.terminate();

@@ -55,7 +55,10 @@ export function frameData(frame: string): Json {
 }
 
 /** The wire form of a mock answer's events, in its dialect (re-emitted from the plan). */
-export function wireEvents(source: Extract<AnswerSource, { kind: "mock" }>): { events: readonly StreamEvent[]; json: (index: number) => Json | undefined } {
+export function wireEvents(source: Extract<AnswerSource, { kind: "mock" }>): {
+  events: readonly StreamEvent[];
+  json: (index: number) => Json | undefined;
+} {
   const events = source.events ?? emitEvents(source.plan);
   const cache = new Map<number, Json>();
   return {
@@ -85,7 +88,12 @@ function endMarks(entry: JournalEntry, done = false): TimelineItem[] {
   if (entry.durationMs === null) return [];
   const t = entry.durationMs;
   if (entry.outcome === "aborted") return [{ t, kind: "abort" }];
-  return done ? [{ t, kind: "done" }, { t, kind: "end" }] : [{ t, kind: "end" }];
+  return done
+    ? [
+        { t, kind: "done" },
+        { t, kind: "end" },
+      ]
+    : [{ t, kind: "end" }];
 }
 
 /** The error object of an error answer, in its dialect. */
@@ -124,10 +132,13 @@ export function answerView(entry: JournalEntry, trace: Trace | undefined, dialec
         return { ...m, type: wire.events[m.index!]?.type, event };
       });
       if (!source.streamed) {
-        if (marks.some((m) => m.kind === "end")) view.response = JSON.parse(responseBody(source.dialect, finalResponse(source.plan), source.plan)) as Json;
+        if (marks.some((m) => m.kind === "end"))
+          view.response = JSON.parse(responseBody(source.dialect, finalResponse(source.plan), source.plan)) as Json;
       } else {
         // The final response is the terminal event's, when it was sent.
-        const terminal = [...view.timeline].reverse().find((m) => m.kind === "event" && m.type !== undefined && TERMINAL_EVENT_TYPES.has(m.type));
+        const terminal = [...view.timeline]
+          .reverse()
+          .find((m) => m.kind === "event" && m.type !== undefined && TERMINAL_EVENT_TYPES.has(m.type));
         view.response = ((terminal?.event as { response?: Json } | undefined)?.response ?? null) as Json | null;
       }
       break;
@@ -163,4 +174,5 @@ export function answerView(entry: JournalEntry, trace: Trace | undefined, dialec
 }
 
 /** The response of a stored mock answer rendered in its dialect (for callers that need only it). */
-export const renderedResponse = (source: Extract<AnswerSource, { kind: "mock" }>): Json => renderResponse(source.dialect, finalResponse(source.plan), source.plan) as Json;
+export const renderedResponse = (source: Extract<AnswerSource, { kind: "mock" }>): Json =>
+  renderResponse(source.dialect, finalResponse(source.plan), source.plan) as Json;

@@ -4,7 +4,15 @@
  * the proxy's live check run (src/check), on the answer as it was sent.
  * Computed when asked, never on the hot path. Pure.
  */
-import { checkAnswer, checkErrorBody, checkStream, isCheckDialect, StreamChecker, type CheckDialect, type Violation } from "../check/index.js";
+import {
+  checkAnswer,
+  checkErrorBody,
+  checkStream,
+  isCheckDialect,
+  StreamChecker,
+  type CheckDialect,
+  type Violation,
+} from "../check/index.js";
 import { DONE_FRAME } from "../http/sse.js";
 import { eventFrame, renderError, responseBody, type Dialect } from "../dialect/index.js";
 import { finalResponse } from "../emit/final.js";
@@ -35,10 +43,18 @@ const notChecked = (note: string): CheckView => ({ checked: false, ok: false, vi
 const views = (violations: readonly Violation[]): CheckViolationView[] =>
   violations.map((v) => ({ index: v.event ?? null, type: v.eventType ?? null, path: v.path, message: v.message }));
 
-const checkDialect = (dialect: Dialect): CheckDialect => (isCheckDialect(dialect.name) ? dialect.name : "open-responses");
+const checkDialect = (dialect: Dialect): CheckDialect =>
+  isCheckDialect(dialect.name) ? dialect.name : "open-responses";
 
 /** Final statuses of a response: an answer that ended with one was sent whole. */
-const FINISHED: ReadonlySet<string> = new Set(["completed", "incomplete", "failed", "cancelled", "queued", "in_progress"]);
+const FINISHED: ReadonlySet<string> = new Set([
+  "completed",
+  "incomplete",
+  "failed",
+  "cancelled",
+  "queued",
+  "in_progress",
+]);
 
 /**
  * Checks what an entry's answer was. `dialect` is the one it was sent in when
@@ -49,28 +65,56 @@ export function checkEntry(entry: JournalEntry, trace: Trace | undefined, dialec
   const source = trace?.source ?? null;
   const request = entry.body ?? undefined;
   if (!source) {
-    if (entry.violations !== null) return { checked: true, ok: entry.violations.length === 0, violations: entry.violations.map((v) => ({ index: v.index, type: null, path: v.path, message: v.message })) };
-    return notChecked("Nothing of this answer was kept to check: only answers of POST /v1/responses are (and none while the journal keeps no entries).");
+    if (entry.violations !== null)
+      return {
+        checked: true,
+        ok: entry.violations.length === 0,
+        violations: entry.violations.map((v) => ({ index: v.index, type: null, path: v.path, message: v.message })),
+      };
+    return notChecked(
+      "Nothing of this answer was kept to check: only answers of POST /v1/responses are (and none while the journal keeps no entries).",
+    );
   }
   switch (source.kind) {
     case "forwarded":
     case "forwarded-json":
-      if (entry.violations === null) return notChecked("The proxy did not check this answer (the live check was off, or it could not read it).");
-      return { checked: true, ok: entry.violations.length === 0, violations: entry.violations.map((v) => ({ index: v.index, type: null, path: v.path, message: v.message })) };
+      if (entry.violations === null)
+        return notChecked("The proxy did not check this answer (the live check was off, or it could not read it).");
+      return {
+        checked: true,
+        ok: entry.violations.length === 0,
+        violations: entry.violations.map((v) => ({ index: v.index, type: null, path: v.path, message: v.message })),
+      };
     case "error": {
       const rendered = renderError(dialect, source.error);
-      const verdict = checkErrorBody({ status: rendered.status, contentType: JSON_TYPE, body: JSON.stringify(rendered.body), dialect: checkDialect(dialect), request });
+      const verdict = checkErrorBody({
+        status: rendered.status,
+        contentType: JSON_TYPE,
+        body: JSON.stringify(rendered.body),
+        dialect: checkDialect(dialect),
+        request,
+      });
       return { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
     }
     case "mock": {
       const d = source.dialect;
       if (entry.outcome === "aborted" || entry.outcome === "hung") {
-        return notChecked(`The client went away before the answer ended (${entry.outcome}): what was sent is not a whole answer, so it is not judged.`);
+        return notChecked(
+          `The client went away before the answer ended (${entry.outcome}): what was sent is not a whole answer, so it is not judged.`,
+        );
       }
       if (!source.streamed) {
-        if (entry.outcome === "dropped") return notChecked("A drop fault cut the connection before the body was sent: there is no answer to judge.");
+        if (entry.outcome === "dropped")
+          return notChecked("A drop fault cut the connection before the body was sent: there is no answer to judge.");
         const body = responseBody(d, finalResponse(source.plan), source.plan);
-        const verdict = checkAnswer({ status: entry.status || 200, contentType: JSON_TYPE, body, dialect: checkDialect(d), request, stream: false });
+        const verdict = checkAnswer({
+          status: entry.status || 200,
+          contentType: JSON_TYPE,
+          body,
+          dialect: checkDialect(d),
+          request,
+          stream: false,
+        });
         return { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
       }
       const wire = wireEvents(source);
@@ -87,9 +131,15 @@ export function checkEntry(entry: JournalEntry, trace: Trace | undefined, dialec
       for (let i = 0; i < sent; i++) text += eventFrame(d, events[i], source.plan);
       const whole = entry.outcome !== null && FINISHED.has(entry.outcome);
       if (whole && d.sse.done) text += DONE_FRAME;
-      const verdict = checkStream(text, { request, dialect: checkDialect(d), status: 200, contentType: "text/event-stream" });
+      const verdict = checkStream(text, {
+        request,
+        dialect: checkDialect(d),
+        status: 200,
+        contentType: "text/event-stream",
+      });
       const view: CheckView = { checked: true, ok: verdict.ok, violations: views(verdict.violations) };
-      if (entry.outcome === "dropped") view.note = `A drop fault cut the stream after ${sent} events, as asked: the violations are what a client saw of it.`;
+      if (entry.outcome === "dropped")
+        view.note = `A drop fault cut the stream after ${sent} events, as asked: the violations are what a client saw of it.`;
       return view;
     }
   }

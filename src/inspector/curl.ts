@@ -58,7 +58,8 @@ const headerValue = (v: string | string[] | undefined): string | undefined => (A
 export function replayRequest(entry: JournalEntry, options: CurlOptions = {}): ReplayRequest {
   const host = headerValue(entry.headers.host) ?? "127.0.0.1";
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(entry.query)) for (const value of Array.isArray(v) ? v : [v]) search.append(k, value);
+  for (const [k, v] of Object.entries(entry.query))
+    for (const value of Array.isArray(v) ? v : [v]) search.append(k, value);
   const query = search.toString();
   const url = `${options.scheme ?? "http"}://${host}${entry.path}${query === "" ? "" : `?${query}`}`;
   const headers: Record<string, string> = {};
@@ -67,15 +68,23 @@ export function replayRequest(entry: JournalEntry, options: CurlOptions = {}): R
   for (const [name, value] of Object.entries(entry.headers)) {
     if (name.startsWith("x-mock-")) headers[name] = headerValue(value)!;
   }
-  if (headers["x-mock-scenario"] === undefined && entry.scenario !== null && entry.reason !== null && NAMED_REASONS.has(entry.reason)) headers["x-mock-scenario"] = entry.scenario;
-  if (headers["x-mock-seed"] === undefined && options.seed !== undefined && entry.scenario !== null) headers["x-mock-seed"] = String(options.seed);
+  if (
+    headers["x-mock-scenario"] === undefined &&
+    entry.scenario !== null &&
+    entry.reason !== null &&
+    NAMED_REASONS.has(entry.reason)
+  )
+    headers["x-mock-scenario"] = entry.scenario;
+  if (headers["x-mock-seed"] === undefined && options.seed !== undefined && entry.scenario !== null)
+    headers["x-mock-seed"] = String(options.seed);
   return { method: entry.method, url, headers, body: entry.rawBody };
 }
 
 /** The curl command of a request; `authorized` adds the key from the environment. */
 export function curlCommand(request: ReplayRequest, authorized: boolean): string {
   const parts = ["curl -sS -N"];
-  if (request.method !== "GET" && !(request.method === "POST" && request.body !== null)) parts.push(`-X ${shellQuote(request.method)}`);
+  if (request.method !== "GET" && !(request.method === "POST" && request.body !== null))
+    parts.push(`-X ${shellQuote(request.method)}`);
   parts.push(shellQuote(request.url));
   for (const [name, value] of Object.entries(request.headers)) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (authorized) parts.push(`-H "Authorization: Bearer $${API_KEY_VARIABLE}"`);

@@ -32,7 +32,8 @@ export function entryFrame(entry: JournalEntry): string {
 }
 
 /** The frame of a clear: which session's entries went (null: every entry, or those without a session). */
-export const clearFrame = (session: string | null | undefined): string => `event: clear\ndata: ${JSON.stringify({ session: session ?? null })}\n\n`;
+export const clearFrame = (session: string | null | undefined): string =>
+  `event: clear\ndata: ${JSON.stringify({ session: session ?? null })}\n\n`;
 
 export interface JournalStreamOptions {
   journal: Journal;
@@ -76,7 +77,11 @@ export function streamJournal(res: ServerResponse, options: JournalStreamOptions
     }, KEEP_ALIVE_MS);
   };
 
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+  });
   res.once("close", close);
   const held = journal.page({ session, limit: backlog, order: "desc" }).data.reverse();
   let first = "";

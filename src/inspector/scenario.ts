@@ -27,15 +27,25 @@ const WHOLE: ReadonlySet<string> = new Set(["completed", "incomplete", "failed"]
 
 /** The answer of a view as the recorder reads it: events with their times, or a JSON response. */
 export function recordedAnswer(entry: JournalEntry, view: AnswerView): RecordedAnswer {
-  if (entry.outcome === null) throw new NotSavable(409, `Request ${entry.seq} is still in progress: save it once it has ended.`);
+  if (entry.outcome === null)
+    throw new NotSavable(409, `Request ${entry.seq} is still in progress: save it once it has ended.`);
   if (view.kind === "error" || view.kind === "none") {
-    throw new NotSavable(409, `Request ${entry.seq} has no response to save (${view.kind === "error" ? `it was answered with an error, ${entry.status}` : "it is not an answer of POST /v1/responses"}).`);
+    throw new NotSavable(
+      409,
+      `Request ${entry.seq} has no response to save (${view.kind === "error" ? `it was answered with an error, ${entry.status}` : "it is not an answer of POST /v1/responses"}).`,
+    );
   }
   if (!WHOLE.has(entry.outcome)) {
-    throw new NotSavable(409, `Request ${entry.seq}'s answer did not end (${entry.outcome}): only a whole answer (completed, incomplete or failed) can be saved as a scenario.`);
+    throw new NotSavable(
+      409,
+      `Request ${entry.seq}'s answer did not end (${entry.outcome}): only a whole answer (completed, incomplete or failed) can be saved as a scenario.`,
+    );
   }
   if (view.truncated) {
-    throw new NotSavable(409, `Request ${entry.seq}'s timeline was truncated (${view.dropped} marks not kept, past the journal's bound): its events cannot all be saved. Raise --journal-bytes to keep longer answers.`);
+    throw new NotSavable(
+      409,
+      `Request ${entry.seq}'s timeline was truncated (${view.dropped} marks not kept, past the journal's bound): its events cannot all be saved. Raise --journal-bytes to keep longer answers.`,
+    );
   }
   if (view.kind === "json") {
     const end = view.timeline.find((m) => m.kind === "end");
@@ -62,7 +72,13 @@ export interface SavedScenario {
  * `items` the conversation it continued (previous_response_id chain, then its
  * input); `savedAt` an ISO date for the description.
  */
-export function savedScenario(entry: JournalEntry, view: AnswerView, request: CreateResponseBody, items: readonly ItemParam[], savedAt: string): SavedScenario {
+export function savedScenario(
+  entry: JournalEntry,
+  view: AnswerView,
+  request: CreateResponseBody,
+  items: readonly ItemParam[],
+  savedAt: string,
+): SavedScenario {
   const answer = recordedAnswer(entry, view);
   const source = entry.upstream ? `upstream ${entry.upstream.url}` : `scenario '${entry.scenario ?? "?"}'`;
   const exchange: Exchange = { request, items, answer, upstream: source, recordedAt: savedAt };

@@ -245,7 +245,8 @@ export class Journal {
   open(init: Pick<JournalEntry, "at" | "session" | "method" | "path" | "query" | "headers">): JournalEntry {
     // Node gives header names lower-cased already, in a fresh object per request; only the credential needs masking (in a copy).
     let headers = init.headers;
-    if (typeof headers.authorization === "string") headers = { ...headers, authorization: maskAuthorization(headers.authorization) };
+    if (typeof headers.authorization === "string")
+      headers = { ...headers, authorization: maskAuthorization(headers.authorization) };
     const entry: JournalEntry = {
       seq: this.next++,
       at: init.at,
@@ -275,7 +276,11 @@ export class Journal {
     };
     this.inFlight++;
     if (this.limit === 0) return entry;
-    const slot: Slot = { entry, cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length, live: true };
+    const slot: Slot = {
+      entry,
+      cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length,
+      live: true,
+    };
     this.slots.push(slot);
     this.total += slot.cost;
     this.evict();
@@ -507,11 +512,13 @@ export class Journal {
     const data: JournalEntry[] = [];
     if (order === "asc") {
       let i = after === undefined ? this.start : this.firstAfter(after);
-      for (; i < this.slots.length && data.length < limit; i++) if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
+      for (; i < this.slots.length && data.length < limit; i++)
+        if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
       for (; i < this.slots.length; i++) if (matches(this.slots[i]!.entry)) return { data, hasMore: true };
     } else {
       let i = (after === undefined ? this.slots.length : this.firstAfter(after - 1)) - 1;
-      for (; i >= this.start && data.length < limit; i--) if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
+      for (; i >= this.start && data.length < limit; i--)
+        if (matches(this.slots[i]!.entry)) data.push(this.slots[i]!.entry);
       for (; i >= this.start; i--) if (matches(this.slots[i]!.entry)) return { data, hasMore: true };
     }
     return { data, hasMore: false };

@@ -77,7 +77,12 @@ export class SharedJournal {
   attach(journal: Pick<Journal, "onEnd">): () => void {
     return journal.onEnd((entry) => {
       const json = [...entryJson(entry)].join("");
-      this.redis.send((c) => c.eval(PUSH, { keys: [], arguments: [entry.session ?? "", json, String(this.limit), String(this.byteLimit), String(KEY_TTL_MS)] }));
+      this.redis.send((c) =>
+        c.eval(PUSH, {
+          keys: [],
+          arguments: [entry.session ?? "", json, String(this.limit), String(this.byteLimit), String(KEY_TTL_MS)],
+        }),
+      );
     });
   }
 

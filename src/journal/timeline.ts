@@ -17,8 +17,22 @@
 export type MarkKind = "event" | "heartbeat" | "done" | "end" | "drop" | "hang" | "abort";
 
 /** The code of each kind that is not an event (an event's code is its index, 0 or more). */
-const CODES: Record<Exclude<MarkKind, "event">, number> = { heartbeat: -1, done: -2, end: -3, drop: -4, hang: -5, abort: -6 };
-const KINDS: Record<number, MarkKind> = { [-1]: "heartbeat", [-2]: "done", [-3]: "end", [-4]: "drop", [-5]: "hang", [-6]: "abort" };
+const CODES: Record<Exclude<MarkKind, "event">, number> = {
+  heartbeat: -1,
+  done: -2,
+  end: -3,
+  drop: -4,
+  hang: -5,
+  abort: -6,
+};
+const KINDS: Record<number, MarkKind> = {
+  [-1]: "heartbeat",
+  [-2]: "done",
+  [-3]: "end",
+  [-4]: "drop",
+  [-5]: "hang",
+  [-6]: "abort",
+};
 
 /** What one mark of capacity costs: a time and a code, 8 bytes each in an array of numbers. */
 export const MARK_BYTES = 16;

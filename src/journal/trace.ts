@@ -21,13 +21,26 @@ export interface ForwardedEvent {
 
 export type AnswerSource =
   /** The mock's own answer: streamed (SSE) or not; `events` when they differ from the plan's (a cancelled run). */
-  | { kind: "mock"; plan: Plan; dialect: Dialect; streamed: boolean; events?: readonly StreamEvent[]; websocket?: boolean }
+  | {
+      kind: "mock";
+      plan: Plan;
+      dialect: Dialect;
+      streamed: boolean;
+      events?: readonly StreamEvent[];
+      websocket?: boolean;
+    }
   /**
    * A proxied stream: the events as forwarded (the first of them, when the
    * journal's bound cut them; `total` were sent), whether `[DONE]` ended it.
    * `render` when the events are the core's, rendered in a dialect as they were sent (a chat upstream).
    */
-  | { kind: "forwarded"; events: readonly ForwardedEvent[]; total: number; done: boolean; render?: { dialect: Dialect; plan: Plan } }
+  | {
+      kind: "forwarded";
+      events: readonly ForwardedEvent[];
+      total: number;
+      done: boolean;
+      render?: { dialect: Dialect; plan: Plan };
+    }
   /** A proxied JSON answer: its body (parsed), when it was sent. */
   | { kind: "forwarded-json"; body: unknown; at: number }
   /** An error object answered (rendered in the request's dialect when asked). */
@@ -54,7 +67,8 @@ function chunksCost(chunks: Chunks): number {
 }
 
 /** The length of a value's JSON (0 for none): what an echoed request field costs, roughly. */
-const jsonLength = (value: unknown): number => (value === undefined || value === null ? 0 : typeof value === "string" ? value.length : JSON.stringify(value).length);
+const jsonLength = (value: unknown): number =>
+  value === undefined || value === null ? 0 : typeof value === "string" ? value.length : JSON.stringify(value).length;
 
 /**
  * What keeping a plan costs, estimated: its chunks of text and arguments,
@@ -63,7 +77,11 @@ const jsonLength = (value: unknown): number => (value === undefined || value ===
  * hosted) are counted by their JSON length.
  */
 export function planCost(plan: Plan): number {
-  let n = 1024 + jsonLength(plan.base.instructions) + (plan.base.tools.length > 0 ? jsonLength(plan.base.tools) : 0) + jsonLength(plan.echo.format);
+  let n =
+    1024 +
+    jsonLength(plan.base.instructions) +
+    (plan.base.tools.length > 0 ? jsonLength(plan.base.tools) : 0) +
+    jsonLength(plan.echo.format);
   for (const item of plan.items) {
     switch (item.kind) {
       case "message":

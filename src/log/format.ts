@@ -66,8 +66,18 @@ export const listeningLine = (baseURL: string): string => `openresponses-mock li
 // ---------------------------------------------------------------- pieces
 
 type Paint = (text: string) => string;
-const ansi = (open: number, close: number): Paint => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
-const PAINTS = { dim: ansi(2, 22), red: ansi(31, 39), green: ansi(32, 39), yellow: ansi(33, 39), magenta: ansi(35, 39), cyan: ansi(36, 39) };
+const ansi =
+  (open: number, close: number): Paint =>
+  (text) =>
+    `\u001b[${open}m${text}\u001b[${close}m`;
+const PAINTS = {
+  dim: ansi(2, 22),
+  red: ansi(31, 39),
+  green: ansi(32, 39),
+  yellow: ansi(33, 39),
+  magenta: ansi(35, 39),
+  cyan: ansi(36, 39),
+};
 const plain: Paint = (text) => text;
 type Palette = Record<keyof typeof PAINTS, Paint>;
 const NO_PAINT: Palette = { dim: plain, red: plain, green: plain, yellow: plain, magenta: plain, cyan: plain };
@@ -77,7 +87,10 @@ const MAX_TEXT = 200;
 
 /** Client-given text made safe for a terminal: control characters escaped, long text cut. */
 export function safeText(text: string, max = MAX_TEXT): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const clean = text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
@@ -105,7 +118,8 @@ export function duration(ms: number): string {
 }
 
 /** An ISO 8601 time, or null for a time that is not one. */
-const isoTime = (ms: number | null): string | null => (ms !== null && Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+const isoTime = (ms: number | null): string | null =>
+  ms !== null && Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 
 /** A duration for a machine: ms, to the microsecond. */
 const roundMs = (ms: number | null): number | null => (ms === null ? null : Math.round(ms * 1000) / 1000);
@@ -130,7 +144,8 @@ function outcomePaint(outcome: JournalOutcome | null, p: Palette): Paint {
   }
 }
 
-const statusPaint = (status: number, p: Palette): Paint => (status >= 500 ? p.red : status >= 400 ? p.yellow : status >= 200 ? p.green : plain);
+const statusPaint = (status: number, p: Palette): Paint =>
+  status >= 500 ? p.red : status >= 400 ? p.yellow : status >= 200 ? p.green : plain;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -161,7 +176,14 @@ export function prettyStart(summary: StartSummary, options: PrettyOptions): stri
     row("seed", String(summary.seed)),
     row("api key", summary.apiKey ? "on (requests need Authorization: Bearer KEY)" : "off"),
     row("admin", summary.admin ? "on (/__mock/)" : "off"),
-    ...(summary.upstream ? [row("upstream", `${summary.upstream.api} ${safeText(summary.upstream.url)}${summary.upstream.record !== null ? `, recording into ${safeText(summary.upstream.record)}` : ""}`)] : []),
+    ...(summary.upstream
+      ? [
+          row(
+            "upstream",
+            `${summary.upstream.api} ${safeText(summary.upstream.url)}${summary.upstream.record !== null ? `, recording into ${safeText(summary.upstream.record)}` : ""}`,
+          ),
+        ]
+      : []),
   ];
 }
 
@@ -175,11 +197,21 @@ export function prettyRequest(entry: JournalEntry, options: PrettyOptions): stri
   const time = p.dim(clockTime(entry.endedAt ?? entry.at, options.utcOffsetMinutes));
   const status = entry.status > 0 ? statusPaint(entry.status, p)(String(entry.status)) : "-";
   const outcome = outcomePaint(entry.outcome, p)(entry.outcome ?? "in progress");
-  const parts = [`${time}  ${entry.method.padEnd(6)} ${safeText(entry.path)}`, `${status} ${outcome}${entry.errorCode !== null ? ` ${safeText(entry.errorCode, 60)}` : ""}`];
-  if (entry.scenario !== null) parts.push(`${p.cyan(safeText(entry.scenario, 80))}${entry.reason !== null ? ` (${entry.reason})` : ""}`);
+  const parts = [
+    `${time}  ${entry.method.padEnd(6)} ${safeText(entry.path)}`,
+    `${status} ${outcome}${entry.errorCode !== null ? ` ${safeText(entry.errorCode, 60)}` : ""}`,
+  ];
+  if (entry.scenario !== null)
+    parts.push(`${p.cyan(safeText(entry.scenario, 80))}${entry.reason !== null ? ` (${entry.reason})` : ""}`);
   if (entry.events !== null) parts.push(plural(entry.events, "event"));
-  if (entry.upstream !== null) parts.push(`upstream ${entry.upstream.status ?? "-"}${entry.upstream.error !== null ? ` ${safeText(entry.upstream.error, 80)}` : ""}`);
-  if (entry.violations !== null) parts.push(entry.violations.length === 0 ? p.green("conformant") : p.red(plural(entry.violations.length, "violation")));
+  if (entry.upstream !== null)
+    parts.push(
+      `upstream ${entry.upstream.status ?? "-"}${entry.upstream.error !== null ? ` ${safeText(entry.upstream.error, 80)}` : ""}`,
+    );
+  if (entry.violations !== null)
+    parts.push(
+      entry.violations.length === 0 ? p.green("conformant") : p.red(plural(entry.violations.length, "violation")),
+    );
   parts.push(entry.durationMs === null ? "-" : duration(entry.durationMs));
   if (entry.session !== null) parts.push(`session ${safeText(entry.session, 80)}`);
   return parts.join("  ");
@@ -237,7 +269,12 @@ export function jsonRequest(entry: JournalEntry): string {
 
 /** The stop line as JSON: `{"event":"stop", …}`. */
 export function jsonStop(stop: StopSummary): string {
-  return JSON.stringify({ event: "stop", time: isoTime(stop.at), requests: stop.requests, uptimeMs: roundMs(stop.uptimeMs) });
+  return JSON.stringify({
+    event: "stop",
+    time: isoTime(stop.at),
+    requests: stop.requests,
+    uptimeMs: roundMs(stop.uptimeMs),
+  });
 }
 
 // ---------------------------------------------------------------- choice

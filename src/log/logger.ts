@@ -5,7 +5,19 @@
  * (a closed pipe) silences the log; it never stops the server.
  */
 import type { Journal } from "../journal/journal.js";
-import { jsonRequest, jsonStart, jsonStop, prettyRequest, prettyStart, prettyStop, wantsColour, type LogFormat, type PrettyOptions, type StartSummary, type StopSummary } from "./format.js";
+import {
+  jsonRequest,
+  jsonStart,
+  jsonStop,
+  prettyRequest,
+  prettyStart,
+  prettyStop,
+  wantsColour,
+  type LogFormat,
+  type PrettyOptions,
+  type StartSummary,
+  type StopSummary,
+} from "./format.js";
 
 /** Where log lines go: a writable stream (`process.stdout`, `process.stderr`, a file) or anything with `write(text)`. */
 export interface LogTarget {
@@ -22,7 +34,10 @@ export interface RequestLog {
   stop(summary: StopSummary): void;
 }
 
-type ErrorSource = { on(event: "error", fn: (err: unknown) => void): unknown; off(event: "error", fn: (err: unknown) => void): unknown };
+type ErrorSource = {
+  on(event: "error", fn: (err: unknown) => void): unknown;
+  off(event: "error", fn: (err: unknown) => void): unknown;
+};
 const isEmitter = (target: unknown): target is ErrorSource =>
   typeof (target as ErrorSource).on === "function" && typeof (target as ErrorSource).off === "function";
 
@@ -30,7 +45,12 @@ const isEmitter = (target: unknown): target is ErrorSource =>
  * Writes one line per request of `journal` as it ends, to `target`. The
  * environment decides colour for `pretty` (NO_COLOR, FORCE_COLOR, a TTY).
  */
-export function attachRequestLog(journal: Pick<Journal, "onEnd">, format: LogFormat, target: LogTarget, env: Readonly<Record<string, string | undefined>> = process.env): RequestLog {
+export function attachRequestLog(
+  journal: Pick<Journal, "onEnd">,
+  format: LogFormat,
+  target: LogTarget,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): RequestLog {
   const pretty: PrettyOptions = { colour: format === "pretty" && wantsColour(target.isTTY, env) };
   let broken = false;
   const onError = () => void (broken = true);
@@ -44,7 +64,9 @@ export function attachRequestLog(journal: Pick<Journal, "onEnd">, format: LogFor
       broken = true;
     }
   };
-  const unsubscribe = journal.onEnd(format === "json" ? (entry) => write(jsonRequest(entry)) : (entry) => write(prettyRequest(entry, pretty)));
+  const unsubscribe = journal.onEnd(
+    format === "json" ? (entry) => write(jsonRequest(entry)) : (entry) => write(prettyRequest(entry, pretty)),
+  );
   let stopped = false;
   return {
     start: (summary, at) => write(format === "json" ? jsonStart(summary, at) : prettyStart(summary, pretty)),

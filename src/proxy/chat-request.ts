@@ -46,7 +46,13 @@ export interface ChatRequest {
 }
 
 const untranslatable = (param: string, message: string) =>
-  new ApiError({ status: 400, type: "invalid_request", code: "unsupported_parameter", param, message: `${message} The proxy's upstream speaks Chat Completions (--upstream-api chat), which has no equivalent.` });
+  new ApiError({
+    status: 400,
+    type: "invalid_request",
+    code: "unsupported_parameter",
+    param,
+    message: `${message} The proxy's upstream speaks Chat Completions (--upstream-api chat), which has no equivalent.`,
+  });
 
 /** A user message's content parts as Chat Completions parts (text, image_url, file). */
 function userParts(content: unknown, where: string): string | Json[] {
@@ -56,13 +62,21 @@ function userParts(content: unknown, where: string): string | Json[] {
       case "input_text":
         return { type: "text", text: part.text };
       case "input_image": {
-        if (typeof part.image_url !== "string") throw untranslatable(`${where}.content[${i}]`, "An input_image without an image_url (a file_id) cannot be sent.");
+        if (typeof part.image_url !== "string")
+          throw untranslatable(
+            `${where}.content[${i}]`,
+            "An input_image without an image_url (a file_id) cannot be sent.",
+          );
         const image: Json = { url: part.image_url };
         if (part.detail) image.detail = part.detail;
         return { type: "image_url", image_url: image };
       }
       case "input_file": {
-        if (typeof part.file_data !== "string") throw untranslatable(`${where}.content[${i}]`, "An input_file without file_data (a file_url or file_id) cannot be sent.");
+        if (typeof part.file_data !== "string")
+          throw untranslatable(
+            `${where}.content[${i}]`,
+            "An input_file without file_data (a file_url or file_id) cannot be sent.",
+          );
         const file: Json = { file_data: part.file_data };
         if (typeof part.filename === "string") file.filename = part.filename;
         return { type: "file", file };
@@ -81,7 +95,11 @@ function toolOutput(output: unknown, where: string): string {
   if (typeof output === "string") return output;
   const parts = output as Json[];
   const other = parts.findIndex((p) => p.type !== "input_text");
-  if (other >= 0) throw untranslatable(`${where}.output[${other}]`, `A tool output with a '${String(parts[other].type)}' part cannot be sent to a tool message (text only).`);
+  if (other >= 0)
+    throw untranslatable(
+      `${where}.output[${other}]`,
+      `A tool output with a '${String(parts[other].type)}' part cannot be sent to a tool message (text only).`,
+    );
   return parts.map((p) => p.text as string).join("");
 }
 
@@ -102,9 +120,16 @@ export function chatMessages(instructions: string | null | undefined, items: rea
     if (item.type === "message" || (item.type === undefined && typeof item.role === "string")) {
       const role = item.role;
       if (role === "assistant") {
-        const parts = typeof item.content === "string" ? [{ type: "output_text", text: item.content }] : (item.content as Json[]);
-        const text = parts.filter((p) => p.type === "output_text").map((p) => p.text as string).join("");
-        const refusal = parts.filter((p) => p.type === "refusal").map((p) => p.refusal as string).join("");
+        const parts =
+          typeof item.content === "string" ? [{ type: "output_text", text: item.content }] : (item.content as Json[]);
+        const text = parts
+          .filter((p) => p.type === "output_text")
+          .map((p) => p.text as string)
+          .join("");
+        const refusal = parts
+          .filter((p) => p.type === "refusal")
+          .map((p) => p.refusal as string)
+          .join("");
         assistant = { role: "assistant", content: text === "" && refusal !== "" ? null : text };
         if (refusal !== "") assistant.refusal = refusal;
         out.push(assistant);
@@ -112,13 +137,18 @@ export function chatMessages(instructions: string | null | undefined, items: rea
       }
       assistant = null;
       if (role === "user") out.push({ role: "user", content: userParts(item.content, where) });
-      else if (role === "system" || role === "developer") out.push({ role: "system", content: systemText(item.content) });
+      else if (role === "system" || role === "developer")
+        out.push({ role: "system", content: systemText(item.content) });
       else throw untranslatable(`${where}.role`, `A message with role '${String(role)}' cannot be sent.`);
       return;
     }
     switch (item.type) {
       case "function_call": {
-        const call: ChatToolCall = { id: item.call_id as string, type: "function", function: { name: item.name as string, arguments: item.arguments as string } };
+        const call: ChatToolCall = {
+          id: item.call_id as string,
+          type: "function",
+          function: { name: item.name as string, arguments: item.arguments as string },
+        };
         if (!assistant) out.push((assistant = { role: "assistant", content: null }));
         (assistant.tool_calls ??= []).push(call);
         return;
@@ -140,7 +170,11 @@ export function chatMessages(instructions: string | null | undefined, items: rea
 function toolsOf(request: CreateResponseBody): Pick<ChatRequest, "tools" | "tool_choice" | "parallel_tool_calls"> {
   const tools = (request.tools ?? []).map((raw, i) => {
     const tool = raw as unknown as Json;
-    if (tool.type !== "function") throw untranslatable(`tools[${i}].type`, `A '${String(tool.type)}' tool cannot be offered; only function tools can.`);
+    if (tool.type !== "function")
+      throw untranslatable(
+        `tools[${i}].type`,
+        `A '${String(tool.type)}' tool cannot be offered; only function tools can.`,
+      );
     const fn: NonNullable<ChatRequest["tools"]>[number]["function"] = { name: tool.name as string };
     if (typeof tool.description === "string") fn.description = tool.description;
     if (tool.parameters != null) fn.parameters = tool.parameters as Json;
@@ -153,11 +187,16 @@ function toolsOf(request: CreateResponseBody): Pick<ChatRequest, "tools" | "tool
   if (typeof choice === "string") out.tool_choice = choice as "none" | "auto" | "required";
   else if (choice && typeof choice === "object") {
     const c = choice as Json;
-    if (c.type === "function" && typeof c.name === "string") out.tool_choice = { type: "function", function: { name: c.name } };
+    if (c.type === "function" && typeof c.name === "string")
+      out.tool_choice = { type: "function", function: { name: c.name } };
     else if (c.type === "allowed_tools") {
       const allowed = new Set<string>();
       (c.tools as Json[]).forEach((t, i) => {
-        if (t.type !== "function") throw untranslatable(`tool_choice.tools[${i}].type`, `An allowed '${String(t.type)}' tool cannot be offered.`);
+        if (t.type !== "function")
+          throw untranslatable(
+            `tool_choice.tools[${i}].type`,
+            `An allowed '${String(t.type)}' tool cannot be offered.`,
+          );
         allowed.add(t.name as string);
       });
       offered = tools.filter((t) => allowed.has(t.function.name));
@@ -192,7 +231,11 @@ function responseFormat(request: CreateResponseBody): Json | undefined {
  * Completions server (Ollama, vLLM, llama.cpp, OpenAI's non-reasoning
  * models) knows. A stream asks for the usage chunk.
  */
-export function buildChatRequest(request: CreateResponseBody, items: readonly ItemParam[], stream: boolean): ChatRequest {
+export function buildChatRequest(
+  request: CreateResponseBody,
+  items: readonly ItemParam[],
+  stream: boolean,
+): ChatRequest {
   if (request.background) throw untranslatable("background", "A background response cannot be proxied.");
   const body: ChatRequest = { model: request.model, messages: chatMessages(request.instructions, items), stream };
   if (stream) body.stream_options = { include_usage: true };

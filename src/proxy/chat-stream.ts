@@ -26,10 +26,17 @@ export interface ChatTranslatorInit {
   inputTokens: number;
 }
 
-type TextPart = { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] } | { type: "refusal"; refusal: string };
+type TextPart =
+  | { type: "output_text"; text: string; annotations: never[]; logprobs?: LogProb[] }
+  | { type: "refusal"; refusal: string };
 type MessageItem = { type: "message"; id: string; status: string; role: "assistant"; content: TextPart[] };
 type CallItem = { type: "function_call"; id: string; call_id: string; name: string; arguments: string; status: string };
-type ReasoningItem = { type: "reasoning"; id: string; summary: never[]; content: { type: "reasoning_text"; text: string }[] };
+type ReasoningItem = {
+  type: "reasoning";
+  id: string;
+  summary: never[];
+  content: { type: "reasoning_text"; text: string }[];
+};
 
 /** A tool call the upstream has begun, by its `index`. */
 interface PendingCall {
@@ -60,7 +67,11 @@ function logprobsOf(entries: unknown): LogProb[] {
     logprob: typeof e.logprob === "number" ? e.logprob : 0,
     bytes: Array.isArray(e.bytes) ? (e.bytes as number[]) : [...new TextEncoder().encode(String(e.token ?? ""))],
     top_logprobs: Array.isArray(e.top_logprobs)
-      ? (e.top_logprobs as Json[]).map((t) => ({ token: String(t.token ?? ""), logprob: typeof t.logprob === "number" ? t.logprob : 0, bytes: Array.isArray(t.bytes) ? (t.bytes as number[]) : [...new TextEncoder().encode(String(t.token ?? ""))] }))
+      ? (e.top_logprobs as Json[]).map((t) => ({
+          token: String(t.token ?? ""),
+          logprob: typeof t.logprob === "number" ? t.logprob : 0,
+          bytes: Array.isArray(t.bytes) ? (t.bytes as number[]) : [...new TextEncoder().encode(String(t.token ?? ""))],
+        }))
       : [],
   }));
 }
@@ -81,7 +92,11 @@ export class ChatTranslator {
   private terminal: ResponseResource | null = null;
   private readonly output: (MessageItem | CallItem | ReasoningItem)[] = [];
   /** The item being streamed, with its part, if any. */
-  private open: { kind: "message"; item: MessageItem; part: TextPart | null } | { kind: "call"; item: CallItem; call: PendingCall } | { kind: "reasoning"; item: ReasoningItem } | null = null;
+  private open:
+    | { kind: "message"; item: MessageItem; part: TextPart | null }
+    | { kind: "call"; item: CallItem; call: PendingCall }
+    | { kind: "reasoning"; item: ReasoningItem }
+    | null = null;
   private readonly calls = new Map<number, PendingCall>();
   private finish: Finish | null = null;
   private usage: ResponseResource["usage"] = null;
@@ -163,8 +178,17 @@ export class ChatTranslator {
     const part = open.part;
     if (!part) return;
     open.part = null;
-    const where = { item_id: open.item.id, output_index: this.output.indexOf(open.item), content_index: open.item.content.indexOf(part) };
-    if (part.type === "output_text") this.push(out, "response.output_text.done", { ...where, text: part.text, logprobs: part.logprobs ? copy(part.logprobs) : [] });
+    const where = {
+      item_id: open.item.id,
+      output_index: this.output.indexOf(open.item),
+      content_index: open.item.content.indexOf(part),
+    };
+    if (part.type === "output_text")
+      this.push(out, "response.output_text.done", {
+        ...where,
+        text: part.text,
+        logprobs: part.logprobs ? copy(part.logprobs) : [],
+      });
     else this.push(out, "response.refusal.done", { ...where, refusal: part.refusal });
     this.push(out, "response.content_part.done", { ...where, part: copy(part) });
   }
@@ -172,7 +196,13 @@ export class ChatTranslator {
   private openMessage(out: StreamEvent[]): { kind: "message"; item: MessageItem; part: TextPart | null } {
     if (this.open?.kind === "message") return this.open;
     this.closeItem(out);
-    const item: MessageItem = { type: "message", id: this.init.ids.item("msg"), status: "in_progress", role: "assistant", content: [] };
+    const item: MessageItem = {
+      type: "message",
+      id: this.init.ids.item("msg"),
+      status: "in_progress",
+      role: "assistant",
+      content: [],
+    };
     this.push(out, "response.output_item.added", { output_index: this.output.length, item: copy(item) });
     this.output.push(item);
     return (this.open = { kind: "message", item, part: null });
@@ -184,12 +214,23 @@ export class ChatTranslator {
       this.closePart(out, open);
       const part: TextPart = { type: "output_text", text: "", annotations: [] };
       if (this.init.logprobs) part.logprobs = [];
-      this.push(out, "response.content_part.added", { item_id: open.item.id, output_index: this.output.indexOf(open.item), content_index: open.item.content.length, part: copy(part) });
+      this.push(out, "response.content_part.added", {
+        item_id: open.item.id,
+        output_index: this.output.indexOf(open.item),
+        content_index: open.item.content.length,
+        part: copy(part),
+      });
       open.item.content.push(part);
       open.part = part;
     }
     const part = open.part as Extract<TextPart, { type: "output_text" }>;
-    this.push(out, "response.output_text.delta", { item_id: open.item.id, output_index: this.output.indexOf(open.item), content_index: open.item.content.indexOf(part), delta, logprobs });
+    this.push(out, "response.output_text.delta", {
+      item_id: open.item.id,
+      output_index: this.output.indexOf(open.item),
+      content_index: open.item.content.indexOf(part),
+      delta,
+      logprobs,
+    });
     part.text += delta;
     if (part.logprobs) part.logprobs.push(...logprobs);
     this.outputText += delta;
@@ -200,12 +241,22 @@ export class ChatTranslator {
     if (open.part?.type !== "refusal") {
       this.closePart(out, open);
       const part: TextPart = { type: "refusal", refusal: "" };
-      this.push(out, "response.content_part.added", { item_id: open.item.id, output_index: this.output.indexOf(open.item), content_index: open.item.content.length, part: copy(part) });
+      this.push(out, "response.content_part.added", {
+        item_id: open.item.id,
+        output_index: this.output.indexOf(open.item),
+        content_index: open.item.content.length,
+        part: copy(part),
+      });
       open.item.content.push(part);
       open.part = part;
     }
     const part = open.part as Extract<TextPart, { type: "refusal" }>;
-    this.push(out, "response.refusal.delta", { item_id: open.item.id, output_index: this.output.indexOf(open.item), content_index: open.item.content.indexOf(part), delta });
+    this.push(out, "response.refusal.delta", {
+      item_id: open.item.id,
+      output_index: this.output.indexOf(open.item),
+      content_index: open.item.content.indexOf(part),
+      delta,
+    });
     part.refusal += delta;
     this.outputText += delta;
   }
@@ -218,12 +269,22 @@ export class ChatTranslator {
       this.push(out, "response.output_item.added", { output_index: outputIndex, item: copy(item) });
       this.output.push(item);
       const part = { type: "reasoning_text" as const, text: "" };
-      this.push(out, "response.content_part.added", { item_id: item.id, output_index: outputIndex, content_index: 0, part: copy(part) });
+      this.push(out, "response.content_part.added", {
+        item_id: item.id,
+        output_index: outputIndex,
+        content_index: 0,
+        part: copy(part),
+      });
       item.content.push(part);
       this.open = { kind: "reasoning", item };
     }
     const item = this.open.item;
-    this.push(out, "response.reasoning.delta", { item_id: item.id, output_index: this.output.indexOf(item), content_index: 0, delta });
+    this.push(out, "response.reasoning.delta", {
+      item_id: item.id,
+      output_index: this.output.indexOf(item),
+      content_index: 0,
+      delta,
+    });
     item.content[0].text += delta;
     this.reasoningText += delta;
   }
@@ -231,7 +292,14 @@ export class ChatTranslator {
   /** Opens the item of a tool call, once its name is known. */
   private openCall(out: StreamEvent[], call: PendingCall): void {
     this.closeItem(out);
-    const item: CallItem = { type: "function_call", id: this.init.ids.item("fc"), call_id: call.id ?? this.init.ids.call(), name: call.name, arguments: "", status: "in_progress" };
+    const item: CallItem = {
+      type: "function_call",
+      id: this.init.ids.item("fc"),
+      call_id: call.id ?? this.init.ids.call(),
+      name: call.name,
+      arguments: "",
+      status: "in_progress",
+    };
     call.outputIndex = this.output.length;
     this.push(out, "response.output_item.added", { output_index: call.outputIndex, item: copy(item) });
     this.output.push(item);
@@ -249,7 +317,11 @@ export class ChatTranslator {
       call.buffered += delta;
       return;
     }
-    this.push(out, "response.function_call_arguments.delta", { item_id: open.item.id, output_index: call.outputIndex, delta });
+    this.push(out, "response.function_call_arguments.delta", {
+      item_id: open.item.id,
+      output_index: call.outputIndex,
+      delta,
+    });
     open.item.arguments += delta;
     this.outputText += delta;
   }
@@ -271,7 +343,9 @@ export class ChatTranslator {
     const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
     const known = call.outputIndex !== null ? this.output[call.outputIndex] : null;
     const callId = call.id ?? (known?.type === "function_call" ? known.call_id : null);
-    const other = (id !== null && callId !== null && id !== callId) || (id === null && name !== null && call.name !== "" && name !== call.name);
+    const other =
+      (id !== null && callId !== null && id !== callId) ||
+      (id === null && name !== null && call.name !== "" && name !== call.name);
     return other ? Math.max(...keys) + 1 : latest;
   }
 
@@ -314,24 +388,46 @@ export class ChatTranslator {
     if (this.terminal) return [];
     const out = this.start((chunk as Json | null)?.model);
     if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) {
-      return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", "The upstream sent a stream chunk that is not a JSON object."))];
+      return [
+        ...out,
+        ...this.fail(
+          upstreamError("upstream_invalid_chunk", "The upstream sent a stream chunk that is not a JSON object."),
+        ),
+      ];
     }
     const c = chunk as Json;
     if (c.error !== undefined && c.error !== null) {
       const e = (typeof c.error === "object" ? c.error : { message: String(c.error) }) as Json;
-      const message = typeof e.message === "string" && e.message !== "" ? e.message : "The upstream reported an error mid-stream.";
-      return [...out, ...this.fail({ type: "server_error", code: typeof e.code === "string" ? e.code : "upstream_error", message: `Upstream error: ${message}`, param: null })];
+      const message =
+        typeof e.message === "string" && e.message !== "" ? e.message : "The upstream reported an error mid-stream.";
+      return [
+        ...out,
+        ...this.fail({
+          type: "server_error",
+          code: typeof e.code === "string" ? e.code : "upstream_error",
+          message: `Upstream error: ${message}`,
+          param: null,
+        }),
+      ];
     }
     if (c.usage && typeof c.usage === "object") this.usage = this.usageOf(c.usage as Json);
     const choices = Array.isArray(c.choices) ? (c.choices as Json[]) : null;
     if (choices === null) {
       if (c.usage) return out;
-      return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", "The upstream sent a stream chunk without 'choices'."))];
+      return [
+        ...out,
+        ...this.fail(upstreamError("upstream_invalid_chunk", "The upstream sent a stream chunk without 'choices'.")),
+      ];
     }
     for (const choice of choices) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = (choice.delta ?? choice.message ?? {}) as Json;
-      const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+      const reasoning =
+        typeof delta.reasoning_content === "string"
+          ? delta.reasoning_content
+          : typeof delta.reasoning === "string"
+            ? delta.reasoning
+            : "";
       if (reasoning !== "") this.reasoning(out, reasoning);
       if (typeof delta.content === "string" && delta.content !== "") {
         this.openWaitingCalls(out);
@@ -344,7 +440,8 @@ export class ChatTranslator {
       if (Array.isArray(delta.tool_calls)) {
         for (const entry of delta.tool_calls as Json[]) {
           const fault = this.toolCall(out, entry ?? {});
-          if (fault) return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", `Upstream fault: ${fault}.`))];
+          if (fault)
+            return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", `Upstream fault: ${fault}.`))];
         }
       }
       if (typeof choice.finish_reason === "string" && this.finish === null) {
@@ -376,7 +473,13 @@ export class ChatTranslator {
     const reasoning = countTokens(this.reasoningText);
     const output = countTokens(this.outputText) + reasoning;
     const input = this.init.inputTokens;
-    return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: reasoning }, total_tokens: input + output };
+    return {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: reasoning },
+      total_tokens: input + output,
+    };
   }
 
   /**
@@ -388,7 +491,13 @@ export class ChatTranslator {
     if (this.terminal) return [];
     const out = this.start();
     for (const [index, call] of this.calls) {
-      if (call.outputIndex === null && call.name === "") return [...out, ...this.fail(upstreamError("upstream_invalid_chunk", `Upstream fault: tool call ${index} never got a function name.`))];
+      if (call.outputIndex === null && call.name === "")
+        return [
+          ...out,
+          ...this.fail(
+            upstreamError("upstream_invalid_chunk", `Upstream fault: tool call ${index} never got a function name.`),
+          ),
+        ];
     }
     const finish = this.finish ?? { kind: "completed" };
     this.openWaitingCalls(out);
@@ -397,7 +506,12 @@ export class ChatTranslator {
     const usage = this.finalUsage();
     const response =
       finish.kind === "incomplete"
-        ? this.snapshot({ status: "incomplete", incomplete_details: { reason: finish.reason } as ResponseResource["incomplete_details"], output, usage })
+        ? this.snapshot({
+            status: "incomplete",
+            incomplete_details: { reason: finish.reason } as ResponseResource["incomplete_details"],
+            output,
+            usage,
+          })
         : this.snapshot({ status: "completed", completed_at: completedAt, output, usage });
     this.push(out, finish.kind === "incomplete" ? "response.incomplete" : "response.completed", { response });
     this.terminal = response;
@@ -412,8 +526,14 @@ export class ChatTranslator {
     if (this.terminal) return [];
     const out = this.start();
     this.push(out, "error", { error: { ...error } });
-    const output = (copy(this.output) as (Json & { status?: string })[]).map((item) => (item.status === "in_progress" ? { ...item, status: "incomplete" } : item));
-    const response = this.snapshot({ status: "failed", output: output as unknown as OutputItem[], error: { type: error.type, code: error.code ?? error.type, message: error.message } as ResponseResource["error"] });
+    const output = (copy(this.output) as (Json & { status?: string })[]).map((item) =>
+      item.status === "in_progress" ? { ...item, status: "incomplete" } : item,
+    );
+    const response = this.snapshot({
+      status: "failed",
+      output: output as unknown as OutputItem[],
+      error: { type: error.type, code: error.code ?? error.type, message: error.message } as ResponseResource["error"],
+    });
     this.push(out, "response.failed", { response });
     this.terminal = response;
     return out;
@@ -429,14 +549,22 @@ export function completionAsChunks(completion: unknown): Json[] {
   const c = (completion ?? {}) as Json;
   const choice = ((Array.isArray(c.choices) ? c.choices : []) as Json[]).find((ch) => (ch.index ?? 0) === 0);
   const chunks: Json[] = [];
-  const chunk = (delta: Json, extra: Json = {}) => chunks.push({ model: c.model, choices: [{ index: 0, delta, ...extra }] });
+  const chunk = (delta: Json, extra: Json = {}) =>
+    chunks.push({ model: c.model, choices: [{ index: 0, delta, ...extra }] });
   if (choice) {
     const m = (choice.message ?? {}) as Json;
-    const reasoning = typeof m.reasoning_content === "string" ? m.reasoning_content : typeof m.reasoning === "string" ? m.reasoning : "";
+    const reasoning =
+      typeof m.reasoning_content === "string"
+        ? m.reasoning_content
+        : typeof m.reasoning === "string"
+          ? m.reasoning
+          : "";
     if (reasoning !== "") chunk({ reasoning_content: reasoning });
-    if (typeof m.content === "string" && m.content !== "") chunk({ content: m.content }, { logprobs: choice.logprobs ?? null });
+    if (typeof m.content === "string" && m.content !== "")
+      chunk({ content: m.content }, { logprobs: choice.logprobs ?? null });
     if (typeof m.refusal === "string" && m.refusal !== "") chunk({ refusal: m.refusal });
-    if (Array.isArray(m.tool_calls)) (m.tool_calls as Json[]).forEach((call, index) => chunk({ tool_calls: [{ ...call, index }] }));
+    if (Array.isArray(m.tool_calls))
+      (m.tool_calls as Json[]).forEach((call, index) => chunk({ tool_calls: [{ ...call, index }] }));
     chunk({}, { finish_reason: choice.finish_reason ?? "stop" });
   } else chunks.push({ model: c.model, choices: null });
   if (c.usage) chunks.push({ model: c.model, choices: [], usage: c.usage });

@@ -7,7 +7,13 @@
 import { StreamChecker, checkAnswer, isCheckDialect, type CheckDialect, type Violation } from "../check/index.js";
 import type { LiveCheck, LiveChecker, LiveViolation } from "./live-check.js";
 
-const asLive = (v: Violation): LiveViolation => ({ index: v.event ?? null, path: v.path ?? null, message: v.message, rule: v.rule, ...(v.eventType !== undefined ? { eventType: v.eventType } : {}) });
+const asLive = (v: Violation): LiveViolation => ({
+  index: v.event ?? null,
+  path: v.path ?? null,
+  message: v.message,
+  rule: v.rule,
+  ...(v.eventType !== undefined ? { eventType: v.eventType } : {}),
+});
 
 /** A checker that judges every proxied answer against the spec (or the `openai` dialect's rules). */
 export function conformanceChecker(): LiveChecker {
@@ -18,11 +24,23 @@ export function conformanceChecker(): LiveChecker {
       let whole: Violation[] | undefined;
       return {
         event(frame) {
-          stream ??= new StreamChecker({ request: request.body, dialect, status: 200, contentType: "text/event-stream" });
+          stream ??= new StreamChecker({
+            request: request.body,
+            dialect,
+            status: 200,
+            contentType: "text/event-stream",
+          });
           stream.frame({ event: frame.event, data: frame.data });
         },
         json(status, body) {
-          whole = checkAnswer({ request: request.body, status, contentType: "application/json", body, dialect, stream: request.stream }).violations;
+          whole = checkAnswer({
+            request: request.body,
+            status,
+            contentType: "application/json",
+            body,
+            dialect,
+            stream: request.stream,
+          }).violations;
         },
         end() {
           if (whole) return whole.map(asLive);

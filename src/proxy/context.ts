@@ -90,16 +90,26 @@ export function secretsOf(p: ProxyContext, req: IncomingMessage): string[] {
 }
 
 /** Records an exchange when recording is on; a failure is reported, never the client's problem. */
-export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: Omit<Exchange, "upstream" | "recordedAt">): void {
+export function recordExchange(
+  p: ProxyContext,
+  req: IncomingMessage,
+  exchange: Omit<Exchange, "upstream" | "recordedAt">,
+): void {
   if (!p.recorder) return;
-  const full: Exchange = { ...exchange, upstream: `${p.api} ${p.upstream.display}`, recordedAt: new Date(p.deps.wallClock.now()).toISOString() };
+  const full: Exchange = {
+    ...exchange,
+    upstream: `${p.api} ${p.upstream.display}`,
+    recordedAt: new Date(p.deps.wallClock.now()).toISOString(),
+  };
   p.recorder
     .record(full, secretsOf(p, req))
     .then((done) => {
       // What the scenario format could not hold is said, not dropped in silence.
       for (const note of done.notes) p.warn(`recorded ${done.file} turn ${done.turn} without something: ${note}`);
     })
-    .catch((err: unknown) => p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`));
+    .catch((err: unknown) =>
+      p.warn(`could not record an exchange in ${p.recorder!.dir}: ${err instanceof Error ? err.message : String(err)}`),
+    );
 }
 
 /**
@@ -108,7 +118,13 @@ export function recordExchange(p: ProxyContext, req: IncomingMessage, exchange: 
  * rest are counted, not kept). `render` when they are the core's events,
  * rendered in a dialect as they were sent.
  */
-export function keepForwarded(journal: Journal, entry: JournalEntry | undefined, events: readonly ForwardedEvent[], done: boolean, render?: { dialect: Dialect; plan: Plan }): void {
+export function keepForwarded(
+  journal: Journal,
+  entry: JournalEntry | undefined,
+  events: readonly ForwardedEvent[],
+  done: boolean,
+  render?: { dialect: Dialect; plan: Plan },
+): void {
   if (!entry || !journal.holds(entry)) return;
   const budget = journal.keptEventBytes;
   let bytes = 0;
@@ -118,7 +134,17 @@ export function keepForwarded(journal: Journal, entry: JournalEntry | undefined,
     if (bytes + size > budget) break;
     bytes += size;
   }
-  journal.keepAnswer(entry, { kind: "forwarded", events: kept === events.length ? events : events.slice(0, kept), total: events.length, done, render }, bytes);
+  journal.keepAnswer(
+    entry,
+    {
+      kind: "forwarded",
+      events: kept === events.length ? events : events.slice(0, kept),
+      total: events.length,
+      done,
+      render,
+    },
+    bytes,
+  );
 }
 
 /** Keeps a proxied JSON answer (a response, or the upstream's error body) in the journal, and when it was sent. */
@@ -140,10 +166,18 @@ const RESPONSE_STATUSES: ReadonlySet<string> = new Set(ResponseStatus.options);
  * mock plays: the response's final status as its outcome, the events passed
  * on for a stream, and the code of an error body the upstream sent.
  */
-export function noteAnswer(entry: JournalEntry | undefined, answer: { response?: { status?: unknown } | null; events?: number | null; error?: { code?: unknown; type?: unknown } | null }): void {
+export function noteAnswer(
+  entry: JournalEntry | undefined,
+  answer: {
+    response?: { status?: unknown } | null;
+    events?: number | null;
+    error?: { code?: unknown; type?: unknown } | null;
+  },
+): void {
   if (!entry) return;
   const status = answer.response?.status;
-  if (entry.outcome === null && typeof status === "string" && RESPONSE_STATUSES.has(status)) entry.outcome = status as JournalEntry["outcome"];
+  if (entry.outcome === null && typeof status === "string" && RESPONSE_STATUSES.has(status))
+    entry.outcome = status as JournalEntry["outcome"];
   if (answer.events !== undefined && answer.events !== null) entry.events = answer.events;
   const code = answer.error?.code ?? answer.error?.type;
   if (entry.errorCode === null && typeof code === "string") entry.errorCode = code.slice(0, 100);

@@ -10,7 +10,15 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { dialectHeaders, renderEvent, responseBody, toJson, type Dialect } from "../dialect/index.js";
-import { answerIds, buildBaseResponse, countInputTokens, createRng, planOptions, requestSeed, type Plan } from "../generate/index.js";
+import {
+  answerIds,
+  buildBaseResponse,
+  countInputTokens,
+  createRng,
+  planOptions,
+  requestSeed,
+  type Plan,
+} from "../generate/index.js";
 import { requestEcho } from "../generate/assemble.js";
 import { readControls, fromHeaders } from "../http/control-headers.js";
 import { renderedError, sendJson } from "../http/raw.js";
@@ -26,17 +34,31 @@ import { ApiError, type CreateResponseBody, type StreamEvent } from "../spec/ind
 import { withItemIds } from "../store/conversation.js";
 import { buildChatRequest } from "./chat-request.js";
 import { ChatTranslator, completionAsChunks, upstreamError } from "./chat-stream.js";
-import { keepForwarded, keepForwardedJson, noteAnswer, recordExchange, secretsOf, type ProxyContext } from "./context.js";
+import {
+  keepForwarded,
+  keepForwardedJson,
+  noteAnswer,
+  recordExchange,
+  secretsOf,
+  type ProxyContext,
+} from "./context.js";
 import { redact } from "../record/writer.js";
 import { guardedCheck } from "./live-check.js";
 import { SseReader } from "./sse-reader.js";
 import { clientWatch, readAll, UpstreamFailure } from "./upstream.js";
 
-const isSse = (headers: IncomingMessage["headers"]) => String(headers["content-type"] ?? "").toLowerCase().startsWith("text/event-stream");
+const isSse = (headers: IncomingMessage["headers"]) =>
+  String(headers["content-type"] ?? "")
+    .toLowerCase()
+    .startsWith("text/event-stream");
 
 /** The headers of a request to the Chat Completions upstream: JSON, and a key (the upstream's, or the client's own). */
 function chatHeaders(req: IncomingMessage, upstreamKey: string | undefined, stream: boolean): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = { "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json", "accept-encoding": "identity" };
+  const headers: OutgoingHttpHeaders = {
+    "content-type": "application/json",
+    accept: stream ? "text/event-stream" : "application/json",
+    "accept-encoding": "identity",
+  };
   if (upstreamKey !== undefined) headers.authorization = `Bearer ${upstreamKey}`;
   else if (typeof req.headers.authorization === "string") headers.authorization = req.headers.authorization;
   for (const name of ["openai-organization", "openai-project", "user-agent"]) {
@@ -47,7 +69,14 @@ function chatHeaders(req: IncomingMessage, upstreamKey: string | undefined, stre
 }
 
 /** The spec error type of an HTTP status. */
-const errorTypeOf = (status: number) => (status === 404 ? "not_found" : status === 429 ? "too_many_requests" : status >= 500 ? "server_error" : "invalid_request");
+const errorTypeOf = (status: number) =>
+  status === 404
+    ? "not_found"
+    : status === 429
+      ? "too_many_requests"
+      : status >= 500
+        ? "server_error"
+        : "invalid_request";
 
 /**
  * A Chat Completions server's error answer as the spec error the client
@@ -70,15 +99,35 @@ export function chatErrorOf(status: number, text: string, where: string): ApiErr
   const code = typeof e.code === "string" && e.code !== "" ? e.code : "upstream_error";
   const message = typeof e.message === "string" && e.message !== "" ? e.message : `HTTP ${status} with no message`;
   const out = status >= 400 && status <= 599 ? status : 502;
-  return new ApiError({ status: out, type: errorTypeOf(out), code, param: typeof e.param === "string" ? e.param : null, message: `The upstream (${where}) answered ${status}: ${message}` });
+  return new ApiError({
+    status: out,
+    type: errorTypeOf(out),
+    code,
+    param: typeof e.param === "string" ? e.param : null,
+    message: `The upstream (${where}) answered ${status}: ${message}`,
+  });
 }
 
 /** The plan a translated answer is rendered and stored with: the request's echoes, no scripted items. */
 function translatedPlan(request: CreateResponseBody, base: Plan["base"], inputTokens: number): Plan {
-  return { base, items: [], outcome: { kind: "completed" }, budget: null, inputTokens, completedAt: base.created_at, options: planOptions(request), echo: requestEcho(request) };
+  return {
+    base,
+    items: [],
+    outcome: { kind: "completed" },
+    budget: null,
+    inputTokens,
+    completedAt: base.created_at,
+    options: planOptions(request),
+    echo: requestEcho(request),
+  };
 }
 
-export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined): Promise<void> {
+export async function forwardChatCreate(
+  p: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: JournalEntry | undefined,
+): Promise<void> {
   const { deps } = p;
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps, entry);
@@ -118,7 +167,13 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
   const store = () => {
     const response = translator.response;
     if (!response || request.store === false) return;
-    deps.store.put({ response, input: withItemIds(inputItems(request.input), id), plan, events: sent.map((e) => e.event as unknown as StreamEvent), session });
+    deps.store.put({
+      response,
+      input: withItemIds(inputItems(request.input), id),
+      plan,
+      events: sent.map((e) => e.event as unknown as StreamEvent),
+      session,
+    });
   };
 
   /** Writes events as SSE in the dialect (the head first); resolves false when the client is gone. */
@@ -157,7 +212,13 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
   try {
     let answer;
     try {
-      answer = await p.upstream.send({ method: "POST", route: "/chat/completions", headers: chatHeaders(req, p.upstreamKey, stream), body: JSON.stringify(chat), signal: client.signal });
+      answer = await p.upstream.send({
+        method: "POST",
+        route: "/chat/completions",
+        headers: chatHeaders(req, p.upstreamKey, stream),
+        body: JSON.stringify(chat),
+        signal: client.signal,
+      });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (client.gone()) return;
@@ -172,18 +233,37 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
         if (client.gone()) return;
-        return fail(new ApiError({ status: err.kind === "timeout" ? 504 : 502, type: "server_error", code: err.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message: err.message }));
+        return fail(
+          new ApiError({
+            status: err.kind === "timeout" ? 504 : 502,
+            type: "server_error",
+            code: err.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected",
+            message: err.message,
+          }),
+        );
       }
       if (answer.status < 200 || answer.status > 299) {
         const error = chatErrorOf(answer.status, scrub(text), where);
-        if (answer.status !== 401 && answer.status !== 403) recorded = { kind: "http_error", status: error.status, error: { type: error.type, code: error.code, message: error.message, param: error.param } };
+        if (answer.status !== 401 && answer.status !== 403)
+          recorded = {
+            kind: "http_error",
+            status: error.status,
+            error: { type: error.type, code: error.code, message: error.message, param: error.param },
+          };
         return fail(error);
       }
       let completion: unknown;
       try {
         completion = JSON.parse(text);
       } catch {
-        return fail(new ApiError({ status: 502, type: "server_error", code: "upstream_invalid_body", message: `The upstream (${where}) answered 200 with a body that is not JSON: ${scrub(text.slice(0, 200))}` }));
+        return fail(
+          new ApiError({
+            status: 502,
+            type: "server_error",
+            code: "upstream_invalid_body",
+            message: `The upstream (${where}) answered 200 with a body that is not JSON: ${scrub(text.slice(0, 200))}`,
+          }),
+        );
       }
       const events: StreamEvent[] = [];
       for (const chunk of completionAsChunks(completion)) events.push(...translator.chunk(chunk));
@@ -221,7 +301,16 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
             } catch {
               chunk = null;
             }
-            events.push(...(chunk === null ? translator.fail(upstreamError("upstream_invalid_chunk", `The upstream (${where}) sent a chunk that is not JSON: ${scrub(frame.data.slice(0, 120))}`)) : translator.chunk(chunk)));
+            events.push(
+              ...(chunk === null
+                ? translator.fail(
+                    upstreamError(
+                      "upstream_invalid_chunk",
+                      `The upstream (${where}) sent a chunk that is not JSON: ${scrub(frame.data.slice(0, 120))}`,
+                    ),
+                  )
+                : translator.chunk(chunk)),
+            );
           }
           if (translator.ended) {
             answer.abort();
@@ -245,7 +334,9 @@ export async function forwardChatCreate(p: ProxyContext, req: IncomingMessage, r
       else {
         const message = failure?.message ?? `The upstream (${where}) ended the stream before it finished.`;
         if (entry?.upstream) entry.upstream.error = message;
-        last = translator.fail(upstreamError(failure?.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message));
+        last = translator.fail(
+          upstreamError(failure?.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message),
+        );
       }
     }
     write(last, true);

@@ -29,17 +29,32 @@ import { SseReader } from "./sse-reader.js";
 import { StreamWatch } from "./stream-watch.js";
 import { answerHeaders, clientWatch, forwardHeaders, readAll, UpstreamFailure } from "./upstream.js";
 
-const isSse = (headers: IncomingMessage["headers"]) => String(headers["content-type"] ?? "").toLowerCase().startsWith("text/event-stream");
+const isSse = (headers: IncomingMessage["headers"]) =>
+  String(headers["content-type"] ?? "")
+    .toLowerCase()
+    .startsWith("text/event-stream");
 
 /** Upstream statuses that say the proxy's credentials are wrong, not what the model says: never recorded. */
 const NOT_RECORDED = new Set([401, 403]);
 
 /** The error a body that did not arrive whole becomes (nothing was sent to the client yet). */
 const failedBody = (failure: UpstreamFailure) =>
-  new ApiError({ status: failure.kind === "timeout" ? 504 : 502, type: "server_error", code: failure.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message: failure.message });
+  new ApiError({
+    status: failure.kind === "timeout" ? 504 : 502,
+    type: "server_error",
+    code: failure.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected",
+    message: failure.message,
+  });
 
 /** Sends an error object in a dialect and shows it to the check. */
-function answerError(res: ServerResponse, error: ApiError, dialect: Dialect, check: { json(status: number, body: string): void }, entry: JournalEntry | undefined, keep?: (error: ApiError) => void): void {
+function answerError(
+  res: ServerResponse,
+  error: ApiError,
+  dialect: Dialect,
+  check: { json(status: number, body: string): void },
+  entry: JournalEntry | undefined,
+  keep?: (error: ApiError) => void,
+): void {
   const { status, headers, body } = renderedError(error, dialect);
   check.json(status, body);
   if (entry?.upstream) entry.upstream.error = error.message;
@@ -59,7 +74,12 @@ function errorOf(text: string): { type?: unknown; code?: unknown; message?: unkn
   return { message: text.slice(0, 500) || "The upstream answered with an error and no body." };
 }
 
-export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined): Promise<void> {
+export async function forwardResponsesCreate(
+  p: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: JournalEntry | undefined,
+): Promise<void> {
   const { deps } = p;
   const started = deps.clock.now();
   const { raw, json } = await readObjectBody(req, deps, entry);
@@ -84,11 +104,18 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
   let recorded: RecordedAnswer | null = null;
   let final: ResponseResource | null = null;
   /** An error object the proxy answered itself, kept for the inspector. */
-  const keepError = (error: ApiError) => entry && deps.journal.keepAnswer(entry, { kind: "error", error }, 256 + 2 * error.message.length);
+  const keepError = (error: ApiError) =>
+    entry && deps.journal.keepAnswer(entry, { kind: "error", error }, 256 + 2 * error.message.length);
   try {
     let answer;
     try {
-      answer = await p.upstream.send({ method: "POST", route: "/responses", headers: forwardHeaders(req.headers, p.upstreamKey), body: raw, signal: client.signal });
+      answer = await p.upstream.send({
+        method: "POST",
+        route: "/responses",
+        headers: forwardHeaders(req.headers, p.upstreamKey),
+        body: raw,
+        signal: client.signal,
+      });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (client.gone()) return;
@@ -118,14 +145,20 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
           if (parsed && parsed.object === "response") {
             final = parsed;
             // A response still running (background mode) says nothing yet worth replaying.
-            if (parsed.status === "completed" || parsed.status === "incomplete" || parsed.status === "failed") recorded = { kind: "json", response: parsed as unknown as Record<string, unknown>, at: at() };
+            if (parsed.status === "completed" || parsed.status === "incomplete" || parsed.status === "failed")
+              recorded = { kind: "json", response: parsed as unknown as Record<string, unknown>, at: at() };
           }
         } catch {
           // Not JSON: passed on as it is (the check says what is wrong with it).
         }
       } else if (!NOT_RECORDED.has(answer.status)) {
         const retry = answer.headers["retry-after"];
-        recorded = { kind: "http_error", status: answer.status, error: errorOf(body), retryAfter: typeof retry === "string" ? retry : undefined };
+        recorded = {
+          kind: "http_error",
+          status: answer.status,
+          error: errorOf(body),
+          retryAfter: typeof retry === "string" ? retry : undefined,
+        };
       }
       return;
     }
@@ -159,14 +192,23 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       res.end(reader.rest);
     } else {
       // Cut short (or ended with no terminal event): end the stream the spec's way.
-      const message = failure?.message ?? `The upstream (${p.upstream.display}/responses) ended the stream before its terminal event.`;
-      const error = { type: "server_error", code: failure?.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected", message, param: null };
+      const message =
+        failure?.message ??
+        `The upstream (${p.upstream.display}/responses) ended the stream before its terminal event.`;
+      const error = {
+        type: "server_error",
+        code: failure?.kind === "timeout" ? "upstream_timeout" : "upstream_disconnected",
+        message,
+        param: null,
+      };
       if (entry?.upstream) entry.upstream.error = message;
       let out = "";
       // The upstream's own snapshot is already in its wire form: it is carried on as it is. One the proxy makes is rendered in the dialect.
       const upstreamSnapshot = watch.response !== null;
       for (const event of watch.cutEvents(error, fallbackResponse(p, request, json, dialect))) {
-        const frame = upstreamSnapshot ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n` : eventFrame(dialect, event, undefined);
+        const frame = upstreamSnapshot
+          ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+          : eventFrame(dialect, event, undefined);
         const data = frame.slice(frame.indexOf("\ndata: ") + 7, -2);
         watch.frame(data, at());
         check.event({ event: event.type, data });
@@ -187,16 +229,29 @@ export async function forwardResponsesCreate(p: ProxyContext, req: IncomingMessa
       noteAnswer(entry, { response: final });
     }
     // Remembered only for the recorder: it rebuilds the conversation of a later previous_response_id from it.
-    if (p.recorder && request && final && typeof final.id === "string") p.memory.put({ response: final, input: withItemIds(inputItems(request.input), final.id) });
+    if (p.recorder && request && final && typeof final.id === "string")
+      p.memory.put({ response: final, input: withItemIds(inputItems(request.input), final.id) });
     if (request && items && recorded) recordExchange(p, req, { request, items, answer: recorded });
   }
 }
 
 /** The response a stream that never sent one fails with: the request's, with an id of the proxy's. */
-function fallbackResponse(p: ProxyContext, request: CreateResponseBody | null, json: Record<string, unknown>, dialect: Dialect): ResponseResource {
+function fallbackResponse(
+  p: ProxyContext,
+  request: CreateResponseBody | null,
+  json: Record<string, unknown>,
+  dialect: Dialect,
+): ResponseResource {
   const seed = requestSeed(p.deps.seed, (request ?? json) as CreateResponseBody);
-  const id = answerIds(createRng(seed), dialect.ids, seed, null, p.deps.repeats.next(`proxy-failed\u0000${seed}`)).response();
-  const base = request ?? ({ model: typeof json.model === "string" ? json.model : "unknown", input: "" } as CreateResponseBody);
+  const id = answerIds(
+    createRng(seed),
+    dialect.ids,
+    seed,
+    null,
+    p.deps.repeats.next(`proxy-failed\u0000${seed}`),
+  ).response();
+  const base =
+    request ?? ({ model: typeof json.model === "string" ? json.model : "unknown", input: "" } as CreateResponseBody);
   return buildBaseResponse(base, { id, createdAt: Math.floor(p.deps.wallClock.now() / 1000) });
 }
 
@@ -213,7 +268,12 @@ async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > limit) {
-      throw new ApiError({ status: 413, type: "invalid_request", code: "request_too_large", message: `The request body is larger than the limit of ${limit} bytes. Send less, or start the proxy with a larger --body-limit.` });
+      throw new ApiError({
+        status: 413,
+        type: "invalid_request",
+        code: "request_too_large",
+        message: `The request body is larger than the limit of ${limit} bytes. Send less, or start the proxy with a larger --body-limit.`,
+      });
     }
     parts.push(chunk as Buffer);
   }
@@ -225,7 +285,12 @@ async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
  * compact, input token counts): the upstream holds the responses, so they
  * are passed on as they are, and the answer back, bytes as they come.
  */
-export async function forwardResponsesRoute(p: ProxyContext, req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined): Promise<void> {
+export async function forwardResponsesRoute(
+  p: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: JournalEntry | undefined,
+): Promise<void> {
   const { deps } = p;
   const dialect = dialectHeader(fromHeaders(req.headers)) ?? deps.dialect;
   const body = await readRaw(req, deps.bodyLimit);
@@ -240,11 +305,23 @@ export async function forwardResponsesRoute(p: ProxyContext, req: IncomingMessag
     deps.journal.setBody(entry, text, parsed, body.length);
   }
   const route = (req.url ?? "/").replace(/^\/v1(?=\/)/, "");
-  if (entry) entry.upstream = { api: "responses", url: `${p.upstream.display}${route.split("?")[0]}`, status: null, error: null };
+  if (entry)
+    entry.upstream = {
+      api: "responses",
+      url: `${p.upstream.display}${route.split("?")[0]}`,
+      status: null,
+      error: null,
+    };
   const client = clientWatch(res);
   let answer;
   try {
-    answer = await p.upstream.send({ method: req.method ?? "GET", route, headers: forwardHeaders(req.headers, p.upstreamKey), body: body.length > 0 ? body.toString("utf8") : undefined, signal: client.signal });
+    answer = await p.upstream.send({
+      method: req.method ?? "GET",
+      route,
+      headers: forwardHeaders(req.headers, p.upstreamKey),
+      body: body.length > 0 ? body.toString("utf8") : undefined,
+      signal: client.signal,
+    });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (entry?.upstream) entry.upstream.error = err.message;

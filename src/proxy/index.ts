@@ -7,7 +7,13 @@
  */
 export { createProxy, type ProxySettings, type UpstreamApi } from "./proxy.js";
 export type { ProxyHandler } from "./context.js";
-export { guardedCheck, type LiveCheck, type LiveChecker, type LiveCheckRequest, type LiveViolation } from "./live-check.js";
+export {
+  guardedCheck,
+  type LiveCheck,
+  type LiveChecker,
+  type LiveCheckRequest,
+  type LiveViolation,
+} from "./live-check.js";
 export { buildChatRequest, chatMessages, type ChatRequest, type ChatMessage } from "./chat-request.js";
 export { ChatTranslator, completionAsChunks, finishOf } from "./chat-stream.js";
 export { SseReader, type SseFrame } from "./sse-reader.js";

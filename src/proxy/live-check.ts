@@ -48,7 +48,10 @@ export interface LiveChecker {
  * Runs a checker without letting it break the exchange: a checker that
  * throws is reported as one violation, and the bytes still flow.
  */
-export function guardedCheck(checker: LiveChecker | undefined, request: LiveCheckRequest): { event: LiveCheck["event"]; json: LiveCheck["json"]; end(): LiveViolation[] | null } {
+export function guardedCheck(
+  checker: LiveChecker | undefined,
+  request: LiveCheckRequest,
+): { event: LiveCheck["event"]; json: LiveCheck["json"]; end(): LiveViolation[] | null } {
   if (!checker) return { event: () => {}, json: () => {}, end: () => null };
   let failure: string | null = null;
   let check: LiveCheck | null = null;
@@ -67,7 +70,9 @@ export function guardedCheck(checker: LiveChecker | undefined, request: LiveChec
     end() {
       let found: LiveViolation[] = [];
       guard(() => void (found = check?.end() ?? []));
-      return failure === null ? found : [...found, { index: null, path: null, message: `the checker failed: ${failure}` }];
+      return failure === null
+        ? found
+        : [...found, { index: null, path: null, message: `the checker failed: ${failure}` }];
     },
   };
 }

@@ -45,7 +45,10 @@ export function createProxy(deps: AppDeps, settings: ProxySettings, storeLimit: 
     warn: settings.warn ?? ((message) => console.error(`openresponses-mock: proxy: ${message}`)),
   };
   return {
-    create: settings.api === "chat" ? (req, res, entry) => forwardChatCreate(p, req, res, entry) : (req, res, entry) => forwardResponsesCreate(p, req, res, entry),
+    create:
+      settings.api === "chat"
+        ? (req, res, entry) => forwardChatCreate(p, req, res, entry)
+        : (req, res, entry) => forwardResponsesCreate(p, req, res, entry),
     forward: settings.api === "responses" ? (req, res, entry) => forwardResponsesRoute(p, req, res, entry) : null,
     describe: `${settings.api} ${upstream.display}`,
     flush: () => p.recorder?.flush() ?? Promise.resolve(),

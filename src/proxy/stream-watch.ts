@@ -50,10 +50,18 @@ export class StreamWatch {
     }
     if (!isObject(event) || typeof event.type !== "string") return;
     this.count++;
-    if (typeof event.sequence_number === "number") this.lastSequence = Math.max(this.lastSequence ?? -1, event.sequence_number);
-    if (isObject(event.response) && event.response.object === "response") this.response = event.response as unknown as ResponseResource;
+    if (typeof event.sequence_number === "number")
+      this.lastSequence = Math.max(this.lastSequence ?? -1, event.sequence_number);
+    if (isObject(event.response) && event.response.object === "response")
+      this.response = event.response as unknown as ResponseResource;
     const index = event.output_index;
-    if ((event.type === "response.output_item.added" || event.type === "response.output_item.done") && typeof index === "number" && isObject(event.item) && index >= 0 && index <= 10_000) {
+    if (
+      (event.type === "response.output_item.added" || event.type === "response.output_item.done") &&
+      typeof index === "number" &&
+      isObject(event.item) &&
+      index >= 0 &&
+      index <= 10_000
+    ) {
       this.items[index] = event.item;
     }
     if (TERMINAL_EVENT_TYPES.has(event.type)) this.terminal = event.type;
@@ -67,7 +75,10 @@ export class StreamWatch {
    */
   private outputSoFar(): (Json & { status?: unknown })[] {
     try {
-      return foldEvents(this.events.map((e) => e.event as unknown as StreamEvent), { partial: true }).output as unknown as Json[];
+      return foldEvents(
+        this.events.map((e) => e.event as unknown as StreamEvent),
+        { partial: true },
+      ).output as unknown as Json[];
     } catch {
       return this.items.filter(Boolean);
     }
@@ -84,12 +95,29 @@ export class StreamWatch {
     const base = this.response ?? fallback;
     if (this.count === 0) {
       // Nothing was sent: the stream still opens the spec's way.
-      out.push({ type: "response.created", sequence_number: seq++, response: { ...base, status: "in_progress", output: [] } } as unknown as StreamEvent);
-      out.push({ type: "response.in_progress", sequence_number: seq++, response: { ...base, status: "in_progress", output: [] } } as unknown as StreamEvent);
+      out.push({
+        type: "response.created",
+        sequence_number: seq++,
+        response: { ...base, status: "in_progress", output: [] },
+      } as unknown as StreamEvent);
+      out.push({
+        type: "response.in_progress",
+        sequence_number: seq++,
+        response: { ...base, status: "in_progress", output: [] },
+      } as unknown as StreamEvent);
     }
     out.push({ type: "error", sequence_number: seq++, error } as StreamEvent);
-    const output = this.outputSoFar().map((item) => (item.status === "in_progress" ? { ...item, status: "incomplete" } : item));
-    const response = { ...base, status: "failed", completed_at: null, output, error: { type: error.type, code: error.code ?? error.type, message: error.message }, incomplete_details: null };
+    const output = this.outputSoFar().map((item) =>
+      item.status === "in_progress" ? { ...item, status: "incomplete" } : item,
+    );
+    const response = {
+      ...base,
+      status: "failed",
+      completed_at: null,
+      output,
+      error: { type: error.type, code: error.code ?? error.type, message: error.message },
+      incomplete_details: null,
+    };
     out.push({ type: "response.failed", sequence_number: seq, response } as unknown as StreamEvent);
     return out;
   }

@@ -15,7 +15,13 @@ export function refuseUpgrades(server: Server, deps: AppDeps): { close(): void }
     socket.on("error", () => socket.destroy());
     refuseUpgrade(
       socket,
-      new ApiError({ status: 501, type: "server_error", code: "not_implemented", message: "WebSocket mode is not proxied: this server is a proxy (openresponses-mock proxy), which passes on HTTP requests only. Use POST /v1/responses." }),
+      new ApiError({
+        status: 501,
+        type: "server_error",
+        code: "not_implemented",
+        message:
+          "WebSocket mode is not proxied: this server is a proxy (openresponses-mock proxy), which passes on HTTP requests only. Use POST /v1/responses.",
+      }),
       answerDialect(req.headers, deps.dialect),
     );
   };

@@ -8,7 +8,13 @@
  * body fails with an UpstreamFailure the caller turns into the end of the
  * answer. Nothing here logs: the key never leaves the request it is put on.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { ApiError } from "../spec/index.js";
 
@@ -20,7 +26,8 @@ export function parseUpstream(text: string): URL | string {
   } catch {
     return `must be a URL such as http://127.0.0.1:11434/v1, got '${text.slice(0, 200)}'`;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `must be an http:// or https:// URL, got '${url.protocol}'`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `must be an http:// or https:// URL, got '${url.protocol}'`;
   if (url.hash !== "") return "must not have a #fragment";
   return url;
 }
@@ -83,7 +90,19 @@ export interface UpstreamAnswer {
 }
 
 /** Headers of a hop, never passed on. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "host",
+  "content-length",
+]);
 
 /**
  * The client's headers to send upstream: all but the hop's own, with
@@ -91,7 +110,10 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "tra
  * key in `authorization` when there is one (the client's own passes
  * through otherwise).
  */
-export function forwardHeaders(headers: IncomingMessage["headers"], upstreamKey: string | undefined): OutgoingHttpHeaders {
+export function forwardHeaders(
+  headers: IncomingMessage["headers"],
+  upstreamKey: string | undefined,
+): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name === "accept-encoding") continue;
@@ -127,7 +149,8 @@ export class Upstream {
   constructor(options: UpstreamOptions) {
     this.base = options.base;
     this.timeoutMs = options.timeoutMs;
-    this.agent = options.base.protocol === "https:" ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.agent =
+      options.base.protocol === "https:" ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   }
 
   /** Where the upstream is, as it may be shown. */
@@ -147,14 +170,24 @@ export class Upstream {
       let failure: UpstreamFailure | null = null;
       const request = send(url, { method: req.method, headers, agent: this.agent, signal: req.signal });
       request.setTimeout(this.timeoutMs, () => {
-        failure = new UpstreamFailure("timeout", `The upstream (${where}) sent nothing for ${this.timeoutMs} ms (--upstream-timeout-ms).`);
+        failure = new UpstreamFailure(
+          "timeout",
+          `The upstream (${where}) sent nothing for ${this.timeoutMs} ms (--upstream-timeout-ms).`,
+        );
         request.destroy(failure);
       });
       request.on("error", (err: NodeJS.ErrnoException) => {
         if (answered) return;
         answered = true;
         if (failure?.kind === "timeout") {
-          reject(new ApiError({ status: 504, type: "server_error", code: "upstream_timeout", message: `${failure.message} Is it overloaded, or is the timeout too short for it?` }));
+          reject(
+            new ApiError({
+              status: 504,
+              type: "server_error",
+              code: "upstream_timeout",
+              message: `${failure.message} Is it overloaded, or is the timeout too short for it?`,
+            }),
+          );
           return;
         }
         reject(
@@ -172,10 +205,17 @@ export class Upstream {
           try {
             for await (const chunk of res) yield chunk as Buffer;
           } catch (err) {
-            throw failure ?? new UpstreamFailure("cut", `The upstream (${where}) closed the connection before the answer ended (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+            throw (
+              failure ??
+              new UpstreamFailure(
+                "cut",
+                `The upstream (${where}) closed the connection before the answer ended (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`,
+              )
+            );
           }
           if (failure) throw failure;
-          if (!res.complete) throw new UpstreamFailure("cut", `The upstream (${where}) closed the connection before the answer ended.`);
+          if (!res.complete)
+            throw new UpstreamFailure("cut", `The upstream (${where}) closed the connection before the answer ended.`);
         })();
         resolve({ status: res.statusCode ?? 502, headers: res.headers, body, abort: () => request.destroy() });
       });

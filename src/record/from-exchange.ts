@@ -32,7 +32,12 @@ export type RecordedAnswer =
   /** A JSON response object, and when it arrived. */
   | { kind: "json"; response: Json; at: number }
   /** An HTTP error before any answer. */
-  | { kind: "http_error"; status: number; error: { type?: unknown; code?: unknown; message?: unknown; param?: unknown }; retryAfter?: string };
+  | {
+      kind: "http_error";
+      status: number;
+      error: { type?: unknown; code?: unknown; message?: unknown; param?: unknown };
+      retryAfter?: string;
+    };
 
 export interface Exchange {
   /** The request as the client sent it (validated). */
@@ -92,8 +97,12 @@ const MATCH_CHARS = 2000;
 
 /** The match rule of a conversation: its last user messages (one per recorded turn), and its first function tool. */
 export function matchRule(lastTexts: readonly string[], request: CreateResponseBody): Json {
-  const alternatives = [...new Set(lastTexts)].map((t) => (t.length > MATCH_CHARS ? `${exactPattern(t.slice(0, MATCH_CHARS))}[\\s\\S]*` : exactPattern(t)));
-  const match: Json = { matches: alternatives.length === 1 ? `^${alternatives[0]}$` : `^(?:${alternatives.join("|")})$` };
+  const alternatives = [...new Set(lastTexts)].map((t) =>
+    t.length > MATCH_CHARS ? `${exactPattern(t.slice(0, MATCH_CHARS))}[\\s\\S]*` : exactPattern(t),
+  );
+  const match: Json = {
+    matches: alternatives.length === 1 ? `^${alternatives[0]}$` : `^(?:${alternatives.join("|")})$`,
+  };
   const tool = functionTools(request)[0];
   if (tool !== undefined) match.tool = tool;
   return match;
@@ -154,7 +163,8 @@ function chunkFor(trace: ItemTrace | undefined, key: string, text: string): Json
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]).filter((x) => x !== null && typeof x === "object") : []);
+const list = (v: unknown): Json[] =>
+  Array.isArray(v) ? (v as Json[]).filter((x) => x !== null && typeof x === "object") : [];
 /** Drops the keys whose value is undefined (a step is strict about what it holds, not about what it lacks). */
 const defined = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
@@ -168,29 +178,60 @@ function hostedStepOf(item: Json): Json | undefined {
   switch (item.type) {
     case "web_search_call": {
       const action = (item.action ?? {}) as Json;
-      const sources = list(action.sources).map((s) => str(s.url)).filter((u) => u !== undefined);
-      return defined({ type: "web_search_call", query: str(action.query), sources: sources.length > 0 ? sources : undefined });
+      const sources = list(action.sources)
+        .map((s) => str(s.url))
+        .filter((u) => u !== undefined);
+      return defined({
+        type: "web_search_call",
+        query: str(action.query),
+        sources: sources.length > 0 ? sources : undefined,
+      });
     }
     case "code_interpreter_call":
       return defined({
         type: "code_interpreter_call",
         code: str(item.code) ?? "",
         container_id: str(item.container_id),
-        outputs: Array.isArray(item.outputs) ? list(item.outputs).map((o) => (o.type === "logs" ? { type: "logs", logs: o.logs } : { type: o.type, url: o.url })) : undefined,
+        outputs: Array.isArray(item.outputs)
+          ? list(item.outputs).map((o) =>
+              o.type === "logs" ? { type: "logs", logs: o.logs } : { type: o.type, url: o.url },
+            )
+          : undefined,
       });
     case "image_generation_call":
-      return defined({ type: "image_generation_call", result: str(item.result), revised_prompt: str(item.revised_prompt) });
+      return defined({
+        type: "image_generation_call",
+        result: str(item.result),
+        revised_prompt: str(item.revised_prompt),
+      });
     case "file_search_call":
       return defined({
         type: "file_search_call",
         queries: Array.isArray(item.queries) ? item.queries : [],
-        results: Array.isArray(item.results) ? list(item.results).map((r) => defined({ file_id: r.file_id, filename: r.filename, score: r.score, text: r.text, attributes: r.attributes ?? undefined })) : undefined,
+        results: Array.isArray(item.results)
+          ? list(item.results).map((r) =>
+              defined({
+                file_id: r.file_id,
+                filename: r.filename,
+                score: r.score,
+                text: r.text,
+                attributes: r.attributes ?? undefined,
+              }),
+            )
+          : undefined,
       });
     case "mcp_list_tools":
       return {
         type: "mcp_list_tools",
         server_label: item.server_label,
-        tools: list(item.tools).map((t) => defined({ name: t.name, description: str(t.description), input_schema: t.input_schema ?? undefined, annotations: t.annotations ?? undefined })),
+        tools: list(item.tools).map((t) =>
+          defined({
+            name: t.name,
+            description: str(t.description),
+            input_schema: t.input_schema ?? undefined,
+            annotations: t.annotations ?? undefined,
+          }),
+        ),
       };
     case "mcp_call":
       return defined({
@@ -199,18 +240,28 @@ function hostedStepOf(item: Json): Json | undefined {
         name: item.name,
         arguments: str(item.arguments),
         output: item.error == null ? (str(item.output) ?? "") : undefined,
-        error: item.error == null ? undefined : typeof item.error === "string" ? item.error : JSON.stringify(item.error),
+        error:
+          item.error == null ? undefined : typeof item.error === "string" ? item.error : JSON.stringify(item.error),
         approval_request_id: str(item.approval_request_id),
       });
     case "mcp_approval_request":
-      return defined({ type: "mcp_approval_request", server_label: item.server_label, name: item.name, arguments: str(item.arguments) });
+      return defined({
+        type: "mcp_approval_request",
+        server_label: item.server_label,
+        name: item.name,
+        arguments: str(item.arguments),
+      });
     default:
       return undefined;
   }
 }
 
 /** Output items as steps. Item types a scenario has no step for are left out, and named in `notes`. */
-function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes: string[]): { steps: Json[]; firstEvents: (number | null)[] } {
+function stepsOf(
+  output: readonly Json[],
+  traces: Map<number, ItemTrace>,
+  notes: string[],
+): { steps: Json[]; firstEvents: (number | null)[] } {
   const steps: Json[] = [];
   const firstEvents: (number | null)[] = [];
   output.forEach((item, index) => {
@@ -221,17 +272,28 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
         const parts = Array.isArray(item.content) ? (item.content as Json[]) : [];
         const texts = parts.filter((p) => p.type === "output_text");
         const refusals = parts.filter((p) => p.type === "refusal");
-        if (texts.length > 1 || refusals.length > 1) notes.push(`output[${index}]: a message with ${parts.length} parts is replayed as one text part and one refusal part`);
+        if (texts.length > 1 || refusals.length > 1)
+          notes.push(
+            `output[${index}]: a message with ${parts.length} parts is replayed as one text part and one refusal part`,
+          );
         step = { type: "message" };
         if (texts.length > 0 || refusals.length === 0) {
           const text = texts.map((p) => String(p.text ?? "")).join("");
           step.text = text;
-          const annotations = texts.flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Json[]) : [])).filter((a) => a.type === "url_citation" || a.type === "file_citation");
+          const annotations = texts
+            .flatMap((p) => (Array.isArray(p.annotations) ? (p.annotations as Json[]) : []))
+            .filter((a) => a.type === "url_citation" || a.type === "file_citation");
           if (annotations.length > 0) {
             step.annotations = annotations.map((a) =>
               a.type === "file_citation"
                 ? { type: "file_citation", file_id: a.file_id, filename: a.filename, index: a.index }
-                : { type: "url_citation", url: a.url, title: a.title, start_index: a.start_index, end_index: a.end_index },
+                : {
+                    type: "url_citation",
+                    url: a.url,
+                    title: a.title,
+                    start_index: a.start_index,
+                    end_index: a.end_index,
+                  },
             );
           }
           const chunk = texts.length === 1 ? chunkFor(trace, `text:${parts.indexOf(texts[0])}`, text) : undefined;
@@ -250,25 +312,33 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
       case "function_call": {
         const name = String(item.name ?? "");
         if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
-          notes.push(`output[${index}]: a function_call named '${name.slice(0, 64)}' (not a valid function name) is left out`);
+          notes.push(
+            `output[${index}]: a function_call named '${name.slice(0, 64)}' (not a valid function name) is left out`,
+          );
           break;
         }
         const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {});
         step = { type: "function_call", name, arguments: args };
-        if (typeof item.call_id === "string" && item.call_id.length >= 1 && item.call_id.length <= 64) step.call_id = item.call_id;
+        if (typeof item.call_id === "string" && item.call_id.length >= 1 && item.call_id.length <= 64)
+          step.call_id = item.call_id;
         const chunk = chunkFor(trace, "arguments:0", args);
         if (chunk) step.chunk = chunk;
         break;
       }
       case "reasoning": {
         const summary = (Array.isArray(item.summary) ? (item.summary as Json[]) : []).map((p) => String(p.text ?? ""));
-        const content = (Array.isArray(item.content) ? (item.content as Json[]) : []).filter((p) => p.type === "reasoning_text").map((p) => String(p.text ?? ""));
+        const content = (Array.isArray(item.content) ? (item.content as Json[]) : [])
+          .filter((p) => p.type === "reasoning_text")
+          .map((p) => String(p.text ?? ""));
         step = { type: "reasoning", summary };
         if (content.length > 0) step.text = content.join("");
         if (typeof item.encrypted_content === "string") step.encrypted_content = item.encrypted_content;
         // One chunking serves the whole step: it is kept when the step streams one part.
         if (summary.length + content.length === 1) {
-          const chunk = summary.length === 1 ? chunkFor(trace, "summary:0", summary[0]) : chunkFor(trace, "reasoning:0", content[0]);
+          const chunk =
+            summary.length === 1
+              ? chunkFor(trace, "summary:0", summary[0])
+              : chunkFor(trace, "reasoning:0", content[0]);
           if (chunk) step.chunk = chunk;
         }
         break;
@@ -281,7 +351,10 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
         }
         const checked = Step.safeParse(hosted);
         if (checked.success) step = hosted;
-        else notes.push(`output[${index}]: a '${String(item.type)}' item does not fit its scenario step (${checked.error.issues[0].path.join(".") || "step"}: ${checked.error.issues[0].message}) and is left out`);
+        else
+          notes.push(
+            `output[${index}]: a '${String(item.type)}' item does not fit its scenario step (${checked.error.issues[0].path.join(".") || "step"}: ${checked.error.issues[0].message}) and is left out`,
+          );
       }
     }
     if (step) {
@@ -299,7 +372,10 @@ function stepsOf(output: readonly Json[], traces: Map<number, ItemTrace>, notes:
  * on average, a replay matches each item's start and the stream's pace, not
  * every gap.
  */
-export function timingOf(events: readonly RecordedEvent[], firstEvents: readonly (number | null)[]): { timing: Json; delays: number[] } {
+export function timingOf(
+  events: readonly RecordedEvent[],
+  firstEvents: readonly (number | null)[],
+): { timing: Json; delays: number[] } {
   if (events.length === 0) return { timing: { latencyMs: 0, chunkMs: 0 }, delays: firstEvents.map(() => 0) };
   const latencyMs = Math.max(0, Math.round(events[0].at));
   const starts = new Set(firstEvents.filter((i): i is number => i !== null));
@@ -334,7 +410,11 @@ const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined)
 /** The end of a turn from the response's terminal state. */
 function endOf(response: Json | null, errorEvent: Json | null): Json {
   const status = response?.status;
-  if (status === "incomplete") return { type: "incomplete", reason: text((response!.incomplete_details as Json | null)?.reason) ?? "max_output_tokens" };
+  if (status === "incomplete")
+    return {
+      type: "incomplete",
+      reason: text((response!.incomplete_details as Json | null)?.reason) ?? "max_output_tokens",
+    };
   if (status === "failed" || (response === null && errorEvent)) {
     const e = ((response?.error as Json | null) ?? (errorEvent?.error as Json | null) ?? {}) as Json;
     const error: Json = {};
@@ -358,13 +438,24 @@ export function turnOf(exchange: Exchange): { turn: Json; model: string | null; 
     if (text(e.message)) error.message = e.message;
     if (typeof e.param === "string" || e.param === null) error.param = e.param;
     const status = scriptableStatus(answer.status);
-    if (status !== answer.status) notes.push(`HTTP ${answer.status} is replayed as ${status} (the statuses a scenario may script: ${HTTP_ERROR_STATUSES.join(", ")})`);
+    if (status !== answer.status)
+      notes.push(
+        `HTTP ${answer.status} is replayed as ${status} (the statuses a scenario may script: ${HTTP_ERROR_STATUSES.join(", ")})`,
+      );
     const end: Json = { type: "http_error", status, error };
-    if (answer.retryAfter && /^[\t\x20-\x7e]*$/.test(answer.retryAfter)) end.headers = { "retry-after": answer.retryAfter };
+    if (answer.retryAfter && /^[\t\x20-\x7e]*$/.test(answer.retryAfter))
+      end.headers = { "retry-after": answer.retryAfter };
     return { turn: { steps: [], end }, model: null, notes };
   }
   const events = answer.kind === "stream" ? answer.events : [];
-  const terminal = [...events].reverse().find((e) => e.event.type === "response.completed" || e.event.type === "response.incomplete" || e.event.type === "response.failed");
+  const terminal = [...events]
+    .reverse()
+    .find(
+      (e) =>
+        e.event.type === "response.completed" ||
+        e.event.type === "response.incomplete" ||
+        e.event.type === "response.failed",
+    );
   const response = answer.kind === "json" ? answer.response : ((terminal?.event.response as Json | undefined) ?? null);
   const errorEvent = events.find((e) => e.event.type === "error")?.event ?? null;
   const output = Array.isArray(response?.output) ? (response!.output as Json[]) : outputFromEvents(events);
@@ -386,7 +477,12 @@ export function turnOf(exchange: Exchange): { turn: Json; model: string | null; 
 function outputFromEvents(events: readonly RecordedEvent[]): Json[] {
   const items: Json[] = [];
   for (const { event } of events) {
-    if ((event.type === "response.output_item.added" || event.type === "response.output_item.done") && typeof event.output_index === "number" && event.item && typeof event.item === "object") {
+    if (
+      (event.type === "response.output_item.added" || event.type === "response.output_item.done") &&
+      typeof event.output_index === "number" &&
+      event.item &&
+      typeof event.item === "object"
+    ) {
       items[event.output_index] = event.item as Json;
     }
   }
@@ -414,7 +510,15 @@ export function userTextPerTurn(items: readonly ItemParam[]): string[] {
 /** A turn that was never recorded, in a file whose later turn was: replayed as an error that says so. */
 const missingTurn = (index: number): Json => ({
   steps: [],
-  end: { type: "http_error", status: 500, error: { type: "server_error", code: "not_recorded", message: `Turn ${index} of this conversation was not recorded; record it again through 'openresponses-mock proxy --record'.` } },
+  end: {
+    type: "http_error",
+    status: 500,
+    error: {
+      type: "server_error",
+      code: "not_recorded",
+      message: `Turn ${index} of this conversation was not recorded; record it again through 'openresponses-mock proxy --record'.`,
+    },
+  },
 });
 
 /**
@@ -423,7 +527,10 @@ const missingTurn = (index: number): Json => ({
  * (they answered a conversation that has now gone another way; the loop
  * records them again as it goes on).
  */
-export function recordInto(existing: Json | null, exchange: Exchange): { scenario: Json; name: string; turn: number; notes: string[] } {
+export function recordInto(
+  existing: Json | null,
+  exchange: Exchange,
+): { scenario: Json; name: string; turn: number; notes: string[] } {
   const name = conversationName(exchange.request, exchange.items);
   const index = assistantTurns(exchange.items);
   const { turn, model, notes } = turnOf(exchange);

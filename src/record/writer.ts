@@ -35,7 +35,10 @@ export function redact(text: string, secrets: readonly string[]): string {
  * occurs inside a JSON string, so text is never touched.
  */
 export function formatJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(/\[\n\s*(-?\d+(?:\.\d+)?(?:,\n\s*-?\d+(?:\.\d+)?)*)\n\s*\]/g, (_m, list: string) => `[${list.split(/,\n\s*/).join(", ")}]`);
+  return JSON.stringify(value, null, 2).replace(
+    /\[\n\s*(-?\d+(?:\.\d+)?(?:,\n\s*-?\d+(?:\.\d+)?)*)\n\s*\]/g,
+    (_m, list: string) => `[${list.split(/,\n\s*/).join(", ")}]`,
+  );
 }
 
 export class Recorder {
@@ -54,9 +57,11 @@ export class Recorder {
     const previous = this.queues.get(file) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.write(file, exchange, secrets));
     this.queues.set(file, next);
-    void next.finally(() => {
-      if (this.queues.get(file) === next) this.queues.delete(file);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.queues.get(file) === next) this.queues.delete(file);
+      })
+      .catch(() => undefined);
     return next;
   }
 
@@ -65,7 +70,8 @@ export class Recorder {
     let existing: Record<string, unknown> | null = null;
     try {
       const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) existing = parsed as Record<string, unknown>;
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+        existing = parsed as Record<string, unknown>;
     } catch {
       // No file yet (or not JSON: it is written anew).
     }

@@ -36,7 +36,8 @@ export function lastUserText(items: readonly ItemParam[]): string {
 /** A tool's result sent back by the client, with the text a model would read: a function's or a custom tool's output. */
 export type ToolOutputItem = Extract<ItemParam, { type: "function_call_output" | "custom_tool_call_output" }>;
 
-const isToolOutput = (item: ItemParam): item is ToolOutputItem => item.type === "function_call_output" || item.type === "custom_tool_call_output";
+const isToolOutput = (item: ItemParam): item is ToolOutputItem =>
+  item.type === "function_call_output" || item.type === "custom_tool_call_output";
 
 /** The function (and custom tool) outputs at the end of the conversation, in order. */
 export function trailingToolOutputs(items: readonly ItemParam[]): ToolOutputItem[] {

@@ -8,7 +8,10 @@ import { z } from "zod";
 import { SEMANTIC_RULES, Scenario } from "./schema.js";
 
 export function scenarioJsonSchema(): Record<string, unknown> {
-  const { $schema, ...schema } = z.toJSONSchema(Scenario, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
+  const { $schema, ...schema } = z.toJSONSchema(Scenario, { io: "input", target: "draft-2020-12" }) as Record<
+    string,
+    unknown
+  >;
   return {
     $schema,
     title: "openresponses-mock scenario",

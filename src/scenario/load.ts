@@ -50,7 +50,9 @@ const display = (file: string) => {
  * ScenarioError listing every problem (file, JSON path, message) — unreadable
  * files, invalid JSON, schema errors and duplicate names.
  */
-export async function loadScenarios(sources: readonly (string | ScenarioInput | Record<string, unknown>)[]): Promise<LoadedScenario[]> {
+export async function loadScenarios(
+  sources: readonly (string | ScenarioInput | Record<string, unknown>)[],
+): Promise<LoadedScenario[]> {
   const issues: ScenarioIssue[] = [];
   const loaded: LoadedScenario[] = [];
   for (const [i, source] of sources.entries()) {
@@ -68,7 +70,11 @@ export async function loadScenarios(sources: readonly (string | ScenarioInput | 
     try {
       files = await jsonFiles(resolve(source));
     } catch (err) {
-      issues.push({ file: source, path: "$", message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      issues.push({
+        file: source,
+        path: "$",
+        message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
       continue;
     }
     for (const file of files) {
@@ -78,14 +84,24 @@ export async function loadScenarios(sources: readonly (string | ScenarioInput | 
         loaded.push({ scenario: parseScenarioText(text, name), source: name });
       } catch (err) {
         if (err instanceof ScenarioError) issues.push(...err.issues);
-        else issues.push({ file: name, path: "$", message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+        else
+          issues.push({
+            file: name,
+            path: "$",
+            message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          });
       }
     }
   }
   const seen = new Map<string, string>();
   for (const { scenario, source } of loaded) {
     const first = seen.get(scenario.name);
-    if (first !== undefined) issues.push({ file: source, path: "$.name", message: `duplicate scenario name '${scenario.name}' (also in ${first})` });
+    if (first !== undefined)
+      issues.push({
+        file: source,
+        path: "$.name",
+        message: `duplicate scenario name '${scenario.name}' (also in ${first})`,
+      });
     else seen.set(scenario.name, source);
   }
   if (issues.length > 0) throw new ScenarioError(issues);

@@ -51,14 +51,23 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       const note = (issue as { note?: string }).note;
       if (note === "No matching discriminator") {
         const got = (issue as { input?: unknown }).input;
-        const value = got && typeof got === "object" ? (got as Record<string, unknown>)[(issue as { discriminator?: string }).discriminator ?? "type"] : undefined;
-        const known = issue.path.includes("end") ? END_TYPES : issue.path.includes("generate") ? STRATEGIES : STEP_TYPES;
+        const value =
+          got && typeof got === "object"
+            ? (got as Record<string, unknown>)[(issue as { discriminator?: string }).discriminator ?? "type"]
+            : undefined;
+        const known = issue.path.includes("end")
+          ? END_TYPES
+          : issue.path.includes("generate")
+            ? STRATEGIES
+            : STEP_TYPES;
         return `${value === undefined ? "is required" : `unknown value ${JSON.stringify(value)}`}: expected one of ${known.map((k) => `'${k}'`).join(", ")}`;
       }
       return issue.message;
     }
     case "invalid_type":
-      return (issue as { input?: unknown }).input === undefined ? `is required (expected ${issue.expected})` : `expected ${issue.expected}`;
+      return (issue as { input?: unknown }).input === undefined
+        ? `is required (expected ${issue.expected})`
+        : `expected ${issue.expected}`;
     case "invalid_value":
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
@@ -81,7 +90,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 /** Validates an already-parsed JSON value as a scenario. */
 export function validateScenario(value: unknown, file: string): Scenario {
-  if (nestsDeeperThan(value)) throw new ScenarioError([{ file, path: "$", message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }]);
+  if (nestsDeeperThan(value))
+    throw new ScenarioError([
+      { file, path: "$", message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` },
+    ]);
   const result = Scenario.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw new ScenarioError(
@@ -100,7 +112,9 @@ export function parseScenarioText(text: string, file: string): Scenario {
     const message = (err as Error).message;
     const pos = /position (\d+)/.exec(message);
     const where = pos ? ` at ${lineCol(text, Number(pos[1]))}` : "";
-    throw new ScenarioError([{ file, path: "$", message: `invalid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "")}` }]);
+    throw new ScenarioError([
+      { file, path: "$", message: `invalid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "")}` },
+    ]);
   }
   return validateScenario(value, file);
 }

@@ -13,7 +13,8 @@ import type { MatchRules, Scenario } from "./schema.js";
 /** The built-in scenario every server has. */
 export const AUTO_SCENARIO: Scenario = {
   name: "auto",
-  description: "Behaves like a plausible model: tool calls when tools are offered, answers to tool outputs, JSON for json_schema, reasoning when asked, text otherwise.",
+  description:
+    "Behaves like a plausible model: tool calls when tools are offered, answers to tool outputs, JSON for json_schema, reasoning when asked, text otherwise.",
   generate: { strategy: "auto" },
 };
 
@@ -88,8 +89,13 @@ export function matches(rules: MatchRules, request: CreateResponseBody, items: r
     if (!re.test(text)) return false;
   }
   if (rules.model !== undefined && request.model !== rules.model) return false;
-  if (rules.tool !== undefined && !(request.tools ?? []).some((t) => t.type === "function" && (t as { name: string }).name === rules.tool)) return false;
-  if (rules.afterToolOutput !== undefined && (items.at(-1)?.type === "function_call_output") !== rules.afterToolOutput) return false;
+  if (
+    rules.tool !== undefined &&
+    !(request.tools ?? []).some((t) => t.type === "function" && (t as { name: string }).name === rules.tool)
+  )
+    return false;
+  if (rules.afterToolOutput !== undefined && (items.at(-1)?.type === "function_call_output") !== rules.afterToolOutput)
+    return false;
   if (rules.metadata !== undefined) {
     for (const [k, v] of Object.entries(rules.metadata)) if (request.metadata?.[k] !== v) return false;
   }

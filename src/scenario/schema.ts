@@ -52,9 +52,14 @@ export const Chunking = z
       .min(1)
       .max(100_000)
       .optional()
-      .describe("Characters of each delta, in order (as recorded by `proxy --record`); text past them goes in one last delta."),
+      .describe(
+        "Characters of each delta, in order (as recorded by `proxy --record`); text past them goes in one last delta.",
+      ),
   })
-  .refine((c) => [c.tokens, c.chars, c.sizes].filter((v) => v !== undefined).length === 1, "give exactly one of 'tokens', 'chars' or 'sizes'")
+  .refine(
+    (c) => [c.tokens, c.chars, c.sizes].filter((v) => v !== undefined).length === 1,
+    "give exactly one of 'tokens', 'chars' or 'sizes'",
+  )
   .meta({ oneOf: [{ required: ["tokens"] }, { required: ["chars"] }, { required: ["sizes"] }] })
   .describe("How the text is split into deltas. Default: 1-3 tokens per delta, from the seed.");
 
@@ -79,15 +84,24 @@ const FileCitation = z
   .describe("An OpenAI file_citation at text index `index` (the end of the cited sentence); openai dialect only.");
 
 const Annotation = z.union([FileCitation, UrlCitation], {
-  error: "an annotation is a url_citation {url, title, start_index, end_index} or a file_citation {type: 'file_citation', file_id, filename, index}",
+  error:
+    "an annotation is a url_citation {url, title, start_index, end_index} or a file_citation {type: 'file_citation', file_id, filename, index}",
 });
 
 export const MessageStep = z
   .strictObject({
     type: z.literal("message"),
     delayMs: DelayMs,
-    text: z.string().optional().describe("The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output, {{tool_outputs}} by all trailing tool outputs joined by '; ', {{model}} by the request's model."),
-    annotations: z.array(Annotation).optional().describe("Annotations on the text: url_citation, or file_citation (openai dialect only)."),
+    text: z
+      .string()
+      .optional()
+      .describe(
+        "The answer text. {{input}} is replaced by the last user message, {{tool_output}} by the last tool output, {{tool_outputs}} by all trailing tool outputs joined by '; ', {{model}} by the request's model.",
+      ),
+    annotations: z
+      .array(Annotation)
+      .optional()
+      .describe("Annotations on the text: url_citation, or file_citation (openai dialect only)."),
     refusal: z.string().optional().describe("A refusal part (after the text part, if there is one)."),
     phase: z.enum(["commentary", "final_answer"]).optional(),
     chunk: Chunking.optional(),
@@ -115,7 +129,9 @@ export const FunctionCallStep = z
     arguments: z
       .union([z.record(z.string(), z.unknown()), z.string()])
       .optional()
-      .describe("An object (sent as JSON) or a raw string (sent as is, even if not JSON). Omitted: synthesized from the tool's schema in the request."),
+      .describe(
+        "An object (sent as JSON) or a raw string (sent as is, even if not JSON). Omitted: synthesized from the tool's schema in the request.",
+      ),
     call_id: z.string().min(1).max(64).optional(),
     chunk: Chunking.optional(),
   })
@@ -128,7 +144,10 @@ export const VendorItemStep = z
     item: z.looseObject({
       type: vendorType,
       id: z.string().optional(),
-      status: z.enum(["completed", "incomplete"]).optional().describe("The item's final status (default completed); incomplete only on the turn's last item."),
+      status: z
+        .enum(["completed", "incomplete"])
+        .optional()
+        .describe("The item's final status (default completed); incomplete only on the turn's last item."),
     }),
   })
   .describe("A vendor custom item, sent whole in output_item.added/done.");
@@ -149,7 +168,14 @@ export const VendorEventStep = z
 // OpenAI's hosted tools, played as OpenAI streams them in the `openai` dialect
 // and as `openai:`-prefixed vendor items in the spec's (docs/decisions.md).
 
-const HostedId = z.string().min(1).max(128).optional().describe("The item's id. Default: drawn from the seed, with OpenAI's prefix (ws_, ci_, ig_, fs_, mcpl_, mcp_, mcpr_).");
+const HostedId = z
+  .string()
+  .min(1)
+  .max(128)
+  .optional()
+  .describe(
+    "The item's id. Default: drawn from the seed, with OpenAI's prefix (ws_, ci_, ig_, fs_, mcpl_, mcp_, mcpr_).",
+  );
 const ShortText = z.string().min(1).max(10_000);
 const McpArguments = z
   .union([z.record(z.string(), z.unknown()), z.string()])
@@ -163,12 +189,21 @@ export const WebSearchCallStep = z
     id: HostedId,
     query: ShortText.describe("The search query (action.query). {{input}} is replaced by the last user message."),
     sources: z
-      .array(z.string().max(10_000).regex(/^https?:\/\/[^\s]+$/, "must be an http(s) URL"))
+      .array(
+        z
+          .string()
+          .max(10_000)
+          .regex(/^https?:\/\/[^\s]+$/, "must be an http(s) URL"),
+      )
       .max(100)
       .optional()
-      .describe("URLs the search found: sent as action.sources only when the request's include has 'web_search_call.action.sources'."),
+      .describe(
+        "URLs the search found: sent as action.sources only when the request's include has 'web_search_call.action.sources'.",
+      ),
   })
-  .describe("A web_search_call (the web_search tool): in_progress, searching, completed. Cite its sources with the next message's annotations.");
+  .describe(
+    "A web_search_call (the web_search tool): in_progress, searching, completed. Cite its sources with the next message's annotations.",
+  );
 
 const CodeOutput = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("logs"), logs: z.string().max(100_000) }),
@@ -186,7 +221,9 @@ export const CodeInterpreterCallStep = z
       .array(CodeOutput)
       .max(100)
       .optional()
-      .describe("What the code printed ({type: 'logs', logs}) or drew ({type: 'image', url}): sent only when the request's include has 'code_interpreter_call.outputs' (else outputs is null)."),
+      .describe(
+        "What the code printed ({type: 'logs', logs}) or drew ({type: 'image', url}): sent only when the request's include has 'code_interpreter_call.outputs' (else outputs is null).",
+      ),
     chunk: Chunking.optional(),
   })
   .describe("A code_interpreter_call: in_progress, the code as deltas, interpreting, completed.");
@@ -202,7 +239,13 @@ export const ImageGenerationCallStep = z
       .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, "must be base64")
       .optional()
       .describe("The image, base64. Default: a small valid PNG."),
-    partial_images: z.number().int().min(0).max(3).optional().describe("How many partial_image events (0-3, as the tool's partial_images). Default 0."),
+    partial_images: z
+      .number()
+      .int()
+      .min(0)
+      .max(3)
+      .optional()
+      .describe("How many partial_image events (0-3, as the tool's partial_images). Default 0."),
     revised_prompt: z.string().max(10_000).optional(),
   })
   .describe("An image_generation_call: in_progress, generating, partial images, completed.");
@@ -225,7 +268,9 @@ export const FileSearchCallStep = z
       .array(FileSearchResult)
       .max(100)
       .optional()
-      .describe("What was found: sent only when the request's include has 'file_search_call.results' (else results is null)."),
+      .describe(
+        "What was found: sent only when the request's include has 'file_search_call.results' (else results is null).",
+      ),
   })
   .describe("A file_search_call: in_progress, searching, completed.");
 
@@ -260,9 +305,23 @@ export const McpCallStep = z
     server_label: ServerLabel,
     name: McpToolName.describe("The MCP tool called."),
     arguments: McpArguments,
-    output: z.string().max(1_000_000).optional().describe("What the tool returned. Default: '' (or none when 'error' is given)."),
-    error: z.string().min(1).max(100_000).optional().describe("The tool's error: the call ends with response.mcp_call.failed."),
-    approval_request_id: z.string().min(1).max(128).optional().describe("The mcp_approval_request this call was approved through."),
+    output: z
+      .string()
+      .max(1_000_000)
+      .optional()
+      .describe("What the tool returned. Default: '' (or none when 'error' is given)."),
+    error: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe("The tool's error: the call ends with response.mcp_call.failed."),
+    approval_request_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe("The mcp_approval_request this call was approved through."),
     chunk: Chunking.optional(),
   })
   .refine((s) => s.output === undefined || s.error === undefined, "give 'output' or 'error', not both")
@@ -304,20 +363,39 @@ export const Step = z.discriminatedUnion("type", [
   McpCallStep,
   McpApprovalRequestStep,
 ]);
-export const STEP_TYPES = ["message", "reasoning", "function_call", "vendor_item", "vendor_event", ...HOSTED_STEP_TYPES];
+export const STEP_TYPES = [
+  "message",
+  "reasoning",
+  "function_call",
+  "vendor_item",
+  "vendor_event",
+  ...HOSTED_STEP_TYPES,
+];
 export const END_TYPES = ["completed", "incomplete", "failed", "http_error"];
 export const STRATEGIES = ["auto", "random"];
 
 const ErrorFields = z
   .strictObject({
-    type: z.union([ErrorType, z.string().min(1)]).optional().describe("Error type; default from the status."),
+    type: z
+      .union([ErrorType, z.string().min(1)])
+      .optional()
+      .describe("Error type; default from the status."),
     code: z.string().nullable().optional().describe("Error code; default from the status."),
     message: z.string().min(1).optional().describe("Error message; default from the status."),
     param: z.string().nullable().optional().describe("The request parameter at fault, or null."),
   })
   .describe("The error object sent; each field left out gets the status's default.");
 
-const HOP_BY_HOP = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer", "content-type"]);
+const HOP_BY_HOP = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "content-type",
+]);
 
 export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503] as const;
 
@@ -330,7 +408,12 @@ export const End = z
     }),
     z.strictObject({
       type: z.literal("failed"),
-      afterEvents: z.number().int().min(0).optional().describe("Fail after this many events (never before response.in_progress). Default: after the last item."),
+      afterEvents: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("Fail after this many events (never before response.in_progress). Default: after the last item."),
       error: ErrorFields.optional(),
     }),
     z.strictObject({
@@ -338,7 +421,10 @@ export const End = z
       status: z
         .number()
         .int()
-        .refine((s) => (HTTP_ERROR_STATUSES as readonly number[]).includes(s), `must be one of ${HTTP_ERROR_STATUSES.join(", ")}`)
+        .refine(
+          (s) => (HTTP_ERROR_STATUSES as readonly number[]).includes(s),
+          `must be one of ${HTTP_ERROR_STATUSES.join(", ")}`,
+        )
         .meta({ enum: [...HTTP_ERROR_STATUSES] })
         .describe(`HTTP status: one of ${HTTP_ERROR_STATUSES.join(", ")}.`),
       error: ErrorFields.optional(),
@@ -347,12 +433,17 @@ export const End = z
           z
             .string()
             .regex(/^[A-Za-z0-9-]+$/, "header names are letters, digits and '-'")
-            .refine((name) => !HOP_BY_HOP.has(name.toLowerCase()), "this header is set by the server (content-length, transfer-encoding, connection, …)")
+            .refine(
+              (name) => !HOP_BY_HOP.has(name.toLowerCase()),
+              "this header is set by the server (content-length, transfer-encoding, connection, …)",
+            )
             .meta({ not: { pattern: `^(?:${[...HOP_BY_HOP].map(caseless).join("|")})$` } }),
           z.string().regex(/^[\t\x20-\x7e]*$/, "header values are visible ASCII (no line breaks)"),
         )
         .optional()
-        .describe("Extra response headers (e.g. retry-after); not the ones the server sets itself (content-type, content-length, …)."),
+        .describe(
+          "Extra response headers (e.g. retry-after); not the ones the server sets itself (content-type, content-length, …).",
+        ),
     }),
   ])
   .describe("How the turn ends. Default: completed.");
@@ -373,8 +464,18 @@ export const ScenarioTiming = z
     latencyMs: z.number().min(0).max(3_600_000).optional().describe("Time to the first byte, in ms."),
     chunkMs: z.number().min(0).max(3_600_000).optional().describe("Pause between events, in ms."),
     jitterMs: z.number().min(0).max(3_600_000).optional().describe("Each pause varies by up to ± this, from the seed."),
-    tokensPerSecond: z.number().positive().max(1_000_000).optional().describe("Pace text deltas at this rate instead of chunkMs."),
-    heartbeatMs: z.number().min(0).max(3_600_000).optional().describe("Send ': keep-alive' after this many idle ms; 0 = never."),
+    tokensPerSecond: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .describe("Pace text deltas at this rate instead of chunkMs."),
+    heartbeatMs: z
+      .number()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe("Send ': keep-alive' after this many idle ms; 0 = never."),
   })
   .describe("Timing (see the README's timing section).");
 
@@ -382,12 +483,22 @@ export const ScenarioTiming = z
 export const Fault = z
   .strictObject({
     dropAfterEvents: z.number().int().min(0).optional().describe("Close the connection right after this many events."),
-    dropAfterMs: z.number().min(0).max(3_600_000).optional().describe("Close the connection this many ms after the request."),
+    dropAfterMs: z
+      .number()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe("Close the connection this many ms after the request."),
     stall: z
       .strictObject({ afterEvents: z.number().int().min(0), ms: z.number().min(0).max(3_600_000) })
       .optional()
       .describe("Send nothing (not even heartbeats) for `ms` after `afterEvents` events."),
-    hangAfterEvents: z.number().int().min(0).optional().describe("Stop after this many events and never finish; heartbeats go on until the client leaves."),
+    hangAfterEvents: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Stop after this many events and never finish; heartbeats go on until the client leaves."),
   })
   .describe("Faults of the stream.");
 
@@ -400,14 +511,22 @@ export const Turn = z
   })
   // Not in JSON Schema (SEMANTIC_RULES): it cannot relate an item to the ones after it.
   .refine(
-    (t) => t.steps.every((step, i) => step.type !== "vendor_item" || step.item.status !== "incomplete" || t.steps.slice(i + 1).every((later) => later.type === "vendor_event")),
+    (t) =>
+      t.steps.every(
+        (step, i) =>
+          step.type !== "vendor_item" ||
+          step.item.status !== "incomplete" ||
+          t.steps.slice(i + 1).every((later) => later.type === "vendor_event"),
+      ),
     "an incomplete vendor_item must be the turn's last item (only the last item may end incomplete)",
   )
   .describe("The answer to one request.");
 
 /** `[min, max]`; min <= max is not in JSON Schema (SEMANTIC_RULES): it cannot compare two values. */
 const range = (max: number) =>
-  z.tuple([z.number().int().min(0).max(max), z.number().int().min(0).max(max)]).refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
+  z
+    .tuple([z.number().int().min(0).max(max), z.number().int().min(0).max(max)])
+    .refine(([a, b]) => a <= b, "a range is [min, max] with min <= max");
 
 /** The kinds of answer `random` draws, each with a relative weight. */
 const Weights = z.strictObject({
@@ -422,15 +541,21 @@ const Weights = z.strictObject({
 
 export const RandomSettings = z
   .strictObject({
-    weights: Weights
-      .refine((w) => Object.values(w).some((v) => (v ?? 0) > 0), "at least one weight must be above 0")
-      .meta({ anyOf: Object.keys(Weights.shape).map((kind) => ({ required: [kind], properties: { [kind]: { type: "number", exclusiveMinimum: 0 } } })) })
+    weights: Weights.refine((w) => Object.values(w).some((v) => (v ?? 0) > 0), "at least one weight must be above 0")
+      .meta({
+        anyOf: Object.keys(Weights.shape).map((kind) => ({
+          required: [kind],
+          properties: { [kind]: { type: "number", exclusiveMinimum: 0 } },
+        })),
+      })
       .optional()
       .describe("Relative weights of the kinds of answer. Default: all 1."),
     sentences: range(200).optional().describe("Sentences per text, [min, max]. Default [1, 4]."),
     toolCalls: range(128).optional().describe("Tool calls per tool-call answer, [min, max]. Default [1, 3]."),
     chunkTokens: range(10_000).optional().describe("Tokens per delta, [min, max]. Default [1, 3]."),
-    failAfterEvents: range(1_000_000).optional().describe("Where a failure cuts the stream, [min, max]. Default [2, 12]."),
+    failAfterEvents: range(1_000_000)
+      .optional()
+      .describe("Where a failure cuts the stream, [min, max]. Default [2, 12]."),
   })
   .describe("Seeded-random generation: each answer is drawn from the seed.");
 
@@ -439,7 +564,9 @@ export const Generate = z
     z.strictObject({ strategy: z.literal("auto") }).describe("Behave like a plausible model (the built-in 'auto')."),
     z.strictObject({ strategy: z.literal("random"), ...RandomSettings.shape }).describe(RandomSettings.description!),
   ])
-  .describe("Seeded generation instead of scripted turns: 'auto' (a plausible model) or 'random' (drawn from the seed).");
+  .describe(
+    "Seeded generation instead of scripted turns: 'auto' (a plausible model) or 'random' (drawn from the seed).",
+  );
 
 export const MatchRules = z
   .strictObject({
@@ -470,20 +597,40 @@ export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const Scenario = z
   .strictObject({
-    $schema: z.string().optional().describe("Where this schema is, for editors: e.g. 'node_modules/openresponses-mock/scenario.schema.json'. Ignored by the server."),
+    $schema: z
+      .string()
+      .optional()
+      .describe(
+        "Where this schema is, for editors: e.g. 'node_modules/openresponses-mock/scenario.schema.json'. Ignored by the server.",
+      ),
     name: z
       .string()
       .regex(SCENARIO_NAME, "must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
-      .describe("What selects the scenario (x-mock-scenario, --scenario): 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit."),
-    description: z.string().min(1, "describe the scenario in one line, or leave 'description' out").optional().describe("One line on what the scenario does, shown by `list`. Optional."),
+      .describe(
+        "What selects the scenario (x-mock-scenario, --scenario): 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit.",
+      ),
+    description: z
+      .string()
+      .min(1, "describe the scenario in one line, or leave 'description' out")
+      .optional()
+      .describe("One line on what the scenario does, shown by `list`. Optional."),
     model: z.string().min(1).optional().describe("The model name reported in responses. Default: the request's model."),
     match: MatchRules.optional(),
     timing: ScenarioTiming.optional(),
     fault: Fault.optional(),
-    turns: z.array(Turn).min(1, "a scripted scenario needs at least one turn").optional().describe("Scripted answers; turn N answers a request whose conversation already holds N assistant turns (the last turn repeats)."),
+    turns: z
+      .array(Turn)
+      .min(1, "a scripted scenario needs at least one turn")
+      .optional()
+      .describe(
+        "Scripted answers; turn N answers a request whose conversation already holds N assistant turns (the last turn repeats).",
+      ),
     generate: Generate.optional(),
   })
-  .refine((s) => (s.turns === undefined) !== (s.generate === undefined), "give exactly one of 'turns' (scripted) or 'generate' (seeded)")
+  .refine(
+    (s) => (s.turns === undefined) !== (s.generate === undefined),
+    "give exactly one of 'turns' (scripted) or 'generate' (seeded)",
+  )
   .meta({ oneOf: [{ required: ["turns"] }, { required: ["generate"] }] });
 
 export type Scenario = z.output<typeof Scenario>;

@@ -23,7 +23,12 @@ export interface Forced {
  * read in flight, which the routes await.
  */
 export interface Controls {
-  use(session: string | null | undefined, scenario: ScenarioInput | Scenario, times?: number, label?: string): Scenario | Promise<Scenario>;
+  use(
+    session: string | null | undefined,
+    scenario: ScenarioInput | Scenario,
+    times?: number,
+    label?: string,
+  ): Scenario | Promise<Scenario>;
   enqueue(session: string | null | undefined, turns: readonly unknown[], label?: string): number | Promise<number>;
   take(session: string | null | undefined): Forced | undefined | Promise<Forced | undefined>;
   reset(session?: string | null): void | Promise<void>;
@@ -32,9 +37,19 @@ export interface Controls {
 /** Checks the turns `enqueue` was given, as a scenario file's turns are (a ScenarioError names each problem). */
 export function parseTurns(turns: readonly unknown[], label: string): Turn[] {
   return turns.map((t, i) => {
-    if (nestsDeeperThan(t)) throw new ScenarioError([{ file: label, path: jsonPath([i]), message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` }]);
+    if (nestsDeeperThan(t))
+      throw new ScenarioError([
+        {
+          file: label,
+          path: jsonPath([i]),
+          message: `nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+        },
+      ]);
     const r = TurnSchema.safeParse(t, { reportInput: true });
-    if (!r.success) throw new ScenarioError(r.error.issues.map((issue) => ({ file: label, path: jsonPath([i, ...issue.path]), message: issue.message })));
+    if (!r.success)
+      throw new ScenarioError(
+        r.error.issues.map((issue) => ({ file: label, path: jsonPath([i, ...issue.path]), message: issue.message })),
+      );
     return r.data;
   });
 }
@@ -44,15 +59,26 @@ export function checkUse(scenario: ScenarioInput | Scenario, times: number | und
   if (typeof scenario === "string") {
     // A name is what people try first; say what works instead of "expected object".
     const name = (scenario as string).slice(0, 80);
-    throw new ScenarioError([{ file: label, path: "$", message: `takes a scenario object, not a name ('${name}'); to answer with a loaded scenario by its name, send the header x-mock-scenario: ${name} (or use it as the request's model)` }]);
+    throw new ScenarioError([
+      {
+        file: label,
+        path: "$",
+        message: `takes a scenario object, not a name ('${name}'); to answer with a loaded scenario by its name, send the header x-mock-scenario: ${name} (or use it as the request's model)`,
+      },
+    ]);
   }
   const valid = validateScenario(scenario, label);
-  if (times !== undefined && (!Number.isInteger(times) || times < 1)) throw new RangeError(`times must be a positive integer, got ${times}`);
+  if (times !== undefined && (!Number.isInteger(times) || times < 1))
+    throw new RangeError(`times must be a positive integer, got ${times}`);
   return valid;
 }
 
 /** A one-shot answer as the queue holds it. */
-export const queuedScenario = (serial: number, turn: Turn): Scenario => ({ name: `queued-${serial}`, description: "A one-shot answer from enqueue().", turns: [turn] });
+export const queuedScenario = (serial: number, turn: Turn): Scenario => ({
+  name: `queued-${serial}`,
+  description: "A one-shot answer from enqueue().",
+  turns: [turn],
+});
 
 interface SessionState {
   queue: Scenario[];
@@ -75,7 +101,12 @@ export class SessionControls implements Controls {
    * Answers the session's next requests with `scenario` (validated like a
    * file): all of them, or only the next `times`.
    */
-  use(session: string | null | undefined, scenario: ScenarioInput | Scenario, times?: number, label = "use()"): Scenario {
+  use(
+    session: string | null | undefined,
+    scenario: ScenarioInput | Scenario,
+    times?: number,
+    label = "use()",
+  ): Scenario {
     const valid = checkUse(scenario, times, label);
     this.state(session).use = { scenario: valid, remaining: times ?? null };
     return valid;

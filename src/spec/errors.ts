@@ -4,13 +4,7 @@
  */
 import { z } from "zod";
 
-export const ErrorType = z.enum([
-  "invalid_request",
-  "not_found",
-  "too_many_requests",
-  "server_error",
-  "model_error",
-]);
+export const ErrorType = z.enum(["invalid_request", "not_found", "too_many_requests", "server_error", "model_error"]);
 
 export const ErrorObject = z.object({
   type: z.string(),

@@ -41,8 +41,18 @@ export const StreamEventSchemas = {
     output_index: z.number().int().min(0),
     item: OutputItem.nullable(),
   }),
-  "response.content_part.added": z.object({ type: z.literal("response.content_part.added"), ...seq, ...content, part: PartContent }),
-  "response.content_part.done": z.object({ type: z.literal("response.content_part.done"), ...seq, ...content, part: PartContent }),
+  "response.content_part.added": z.object({
+    type: z.literal("response.content_part.added"),
+    ...seq,
+    ...content,
+    part: PartContent,
+  }),
+  "response.content_part.done": z.object({
+    type: z.literal("response.content_part.done"),
+    ...seq,
+    ...content,
+    part: PartContent,
+  }),
   "response.output_text.delta": z.object({
     type: z.literal("response.output_text.delta"),
     ...seq,
@@ -65,8 +75,18 @@ export const StreamEventSchemas = {
     annotation_index: z.number().int().min(0),
     annotation: Annotation.nullable(),
   }),
-  "response.refusal.delta": z.object({ type: z.literal("response.refusal.delta"), ...seq, ...content, delta: z.string() }),
-  "response.refusal.done": z.object({ type: z.literal("response.refusal.done"), ...seq, ...content, refusal: z.string() }),
+  "response.refusal.delta": z.object({
+    type: z.literal("response.refusal.delta"),
+    ...seq,
+    ...content,
+    delta: z.string(),
+  }),
+  "response.refusal.done": z.object({
+    type: z.literal("response.refusal.done"),
+    ...seq,
+    ...content,
+    refusal: z.string(),
+  }),
   "response.reasoning.delta": z.object({
     type: z.literal("response.reasoning.delta"),
     ...seq,
@@ -74,7 +94,12 @@ export const StreamEventSchemas = {
     delta: z.string(),
     obfuscation: z.string().optional(),
   }),
-  "response.reasoning.done": z.object({ type: z.literal("response.reasoning.done"), ...seq, ...content, text: z.string() }),
+  "response.reasoning.done": z.object({
+    type: z.literal("response.reasoning.done"),
+    ...seq,
+    ...content,
+    text: z.string(),
+  }),
   "response.reasoning_summary_part.added": z.object({
     type: z.literal("response.reasoning_summary_part.added"),
     ...seq,
@@ -129,4 +154,8 @@ export type StreamEventType = keyof Schemas;
 export type ErrorPayload = z.infer<typeof ErrorPayload>;
 
 /** The events that end a stream (exactly one per stream). */
-export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"]);
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "response.completed",
+  "response.incomplete",
+  "response.failed",
+]);

@@ -42,17 +42,29 @@ const isPlainObject = (v: unknown): v is Json => {
 
 const string: Check = (v) => (typeof v === "string" ? v : NO);
 const text: Check = (v) => (typeof v === "string" && v.length <= MAX_TEXT ? v : NO);
-const stringUpTo = (max: number): Check => (v) => (typeof v === "string" && v.length <= max ? v : NO);
+const stringUpTo =
+  (max: number): Check =>
+  (v) =>
+    typeof v === "string" && v.length <= max ? v : NO;
 const boolean: Check = (v) => (typeof v === "boolean" ? v : NO);
 const number: Check = (v) => (typeof v === "number" && Number.isFinite(v) ? v : NO);
-const between = (min: number, max: number): Check => (v) => (typeof v === "number" && v >= min && v <= max ? v : NO);
+const between =
+  (min: number, max: number): Check =>
+  (v) =>
+    typeof v === "number" && v >= min && v <= max ? v : NO;
 /** A safe integer of at least `min` (at most `max`): zod's `int()` range and ours agree there. */
-const integer = (min: number, max = Number.MAX_SAFE_INTEGER): Check => (v) => (Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? v : NO);
+const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Check =>
+  (v) =>
+    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? v : NO;
 const oneOf = (values: readonly string[]): Check => {
   const set = new Set(values);
   return (v) => (typeof v === "string" && set.has(v) ? v : NO);
 };
-const nullish = (check: Check): Check => (v) => (v === null ? null : check(v));
+const nullish =
+  (check: Check): Check =>
+  (v) =>
+    v === null ? null : check(v);
 /** Only null: a field the fast path takes only when it is left empty. */
 const onlyNull: Check = (v) => (v === null ? null : NO);
 
@@ -88,30 +100,34 @@ function object(shape: Record<string, Check>, required: readonly string[] = []):
 }
 
 /** A list whose every element passes, as a new array (zod's arrays are new). */
-const arrayOf = (check: Check, max = Infinity): Check => (v) => {
-  if (!Array.isArray(v) || v.length > max) return NO;
-  const out = new Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const value = check(v[i]);
-    if (value === NO) return NO;
-    out[i] = value;
-  }
-  return out;
-};
+const arrayOf =
+  (check: Check, max = Infinity): Check =>
+  (v) => {
+    if (!Array.isArray(v) || v.length > max) return NO;
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const value = check(v[i]);
+      if (value === NO) return NO;
+      out[i] = value;
+    }
+    return out;
+  };
 
 /** Values of an object of strings, as a new object (a zod record); declines an own `__proto__` key. */
-const stringRecord = (maxKeys: number, maxKey: number, maxValue: number): Check => (v) => {
-  if (!isPlainObject(v)) return NO;
-  const out: Json = {};
-  let n = 0;
-  for (const key in v) {
-    if (!Object.hasOwn(v, key) || key === "__proto__" || key.length > maxKey) return NO;
-    const value = v[key];
-    if (typeof value !== "string" || value.length > maxValue || ++n > maxKeys) return NO;
-    out[key] = value;
-  }
-  return out;
-};
+const stringRecord =
+  (maxKeys: number, maxKey: number, maxValue: number): Check =>
+  (v) => {
+    if (!isPlainObject(v)) return NO;
+    const out: Json = {};
+    let n = 0;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key) || key === "__proto__" || key.length > maxKey) return NO;
+      const value = v[key];
+      if (typeof value !== "string" || value.length > maxValue || ++n > maxKeys) return NO;
+      out[key] = value;
+    }
+    return out;
+  };
 
 /** A JSON Schema object (`parameters`): a new object with the same values (a zod record of unknowns). */
 const schemaObject: Check = (v) => {
@@ -127,13 +143,17 @@ const schemaObject: Check = (v) => {
 // ---- items ----------------------------------------------------------------------------
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]+$/;
-const functionName: Check = (v) => (typeof v === "string" && v.length >= 1 && v.length <= 64 && FUNCTION_NAME.test(v) ? v : NO);
+const functionName: Check = (v) =>
+  typeof v === "string" && v.length >= 1 && v.length <= 64 && FUNCTION_NAME.test(v) ? v : NO;
 const callId: Check = (v) => (typeof v === "string" && v.length >= 1 && v.length <= 64 ? v : NO);
 const itemId = nullish(string);
 const callStatus = nullish(oneOf(FunctionCallStatus.options));
 
 const inputText = object({ type: oneOf(["input_text"]), text }, ["type", "text"]);
-const outputText = object({ type: oneOf(["output_text"]), text, annotations: (v) => (Array.isArray(v) && v.length === 0 ? [] : NO) }, ["type", "text"]);
+const outputText = object(
+  { type: oneOf(["output_text"]), text, annotations: (v) => (Array.isArray(v) && v.length === 0 ? [] : NO) },
+  ["type", "text"],
+);
 
 /** `string | parts[]` content of a message. */
 const content = (part: Check): Check => {
@@ -143,15 +163,51 @@ const content = (part: Check): Check => {
 
 /** Messages by role: the keys of each in zod's order (`type` is filled in when only `role` was sent). */
 const MESSAGES: Record<string, Check> = {
-  user: object({ type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId }, ["type", "role", "content"]),
-  system: object({ type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId }, ["type", "role", "content"]),
-  developer: object({ type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId }, ["type", "role", "content"]),
-  assistant: object({ type: oneOf(["message"]), role: string, content: content(outputText), phase: oneOf(MessagePhase.options), id: itemId, status: itemId }, ["type", "role", "content"]),
+  user: object({ type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId }, [
+    "type",
+    "role",
+    "content",
+  ]),
+  system: object({ type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId }, [
+    "type",
+    "role",
+    "content",
+  ]),
+  developer: object(
+    { type: oneOf(["message"]), role: string, content: content(inputText), id: itemId, status: itemId },
+    ["type", "role", "content"],
+  ),
+  assistant: object(
+    {
+      type: oneOf(["message"]),
+      role: string,
+      content: content(outputText),
+      phase: oneOf(MessagePhase.options),
+      id: itemId,
+      status: itemId,
+    },
+    ["type", "role", "content"],
+  ),
 };
 
 const ITEMS: Record<string, Check> = {
-  function_call: object({ type: string, call_id: callId, name: functionName, arguments: string, id: itemId, status: callStatus, namespace: string }, ["type", "call_id", "name", "arguments"]),
-  function_call_output: object({ type: string, call_id: callId, output: text, id: itemId, status: callStatus }, ["type", "call_id", "output"]),
+  function_call: object(
+    {
+      type: string,
+      call_id: callId,
+      name: functionName,
+      arguments: string,
+      id: itemId,
+      status: callStatus,
+      namespace: string,
+    },
+    ["type", "call_id", "name", "arguments"],
+  ),
+  function_call_output: object({ type: string, call_id: callId, output: text, id: itemId, status: callStatus }, [
+    "type",
+    "call_id",
+    "output",
+  ]),
 };
 
 /** One input item: a message (with or without `type`), a function call or its output. */
@@ -173,7 +229,13 @@ const input: Check = (() => {
 // ---- tools --------------------------------------------------------------------------
 
 const functionTool = object(
-  { type: oneOf(["function"]), name: functionName, description: nullish(string), parameters: nullish(schemaObject), strict: nullish(boolean) },
+  {
+    type: oneOf(["function"]),
+    name: functionName,
+    description: nullish(string),
+    parameters: nullish(schemaObject),
+    strict: nullish(boolean),
+  },
   ["type", "name"],
 );
 const toolChoice: Check = (() => {
@@ -183,7 +245,6 @@ const toolChoice: Check = (() => {
 })();
 
 // ---- the body -------------------------------------------------------------------------
-
 
 /**
  * The fields of `CreateResponseBody`, in its order (the order zod's output
@@ -209,7 +270,12 @@ const BODY: Record<string, Check> = {
   include: nullish(arrayOf(oneOf(IncludeEnum.options))),
   tools: nullish(arrayOf(functionTool, MAX_TOOLS)),
   tool_choice: nullish(toolChoice),
-  text: nullish(object({ format: nullish(object({ type: oneOf(["text", "json_object"]) }, ["type"])), verbosity: nullish(oneOf(VerbosityEnum.options)) })),
+  text: nullish(
+    object({
+      format: nullish(object({ type: oneOf(["text", "json_object"]) }, ["type"])),
+      verbosity: nullish(oneOf(VerbosityEnum.options)),
+    }),
+  ),
   reasoning: nullish(
     object({
       effort: nullish(oneOf(ReasoningEffort.options)),

@@ -34,28 +34,40 @@ const inputStatus = z.string().nullish();
 export const UserMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("user"),
-  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(UserContentParam) }, "a string or an array of content parts"),
+  content: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(UserContentParam) },
+    "a string or an array of content parts",
+  ),
   id: itemId,
   status: inputStatus,
 });
 export const SystemMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("system"),
-  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) }, "a string or an array of input_text parts"),
+  content: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) },
+    "a string or an array of input_text parts",
+  ),
   id: itemId,
   status: inputStatus,
 });
 export const DeveloperMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("developer"),
-  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) }, "a string or an array of input_text parts"),
+  content: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(InputTextContentParam) },
+    "a string or an array of input_text parts",
+  ),
   id: itemId,
   status: inputStatus,
 });
 export const AssistantMessageItemParam = z.object({
   type: z.literal("message"),
   role: z.literal("assistant"),
-  content: byKind({ string: z.string().max(MAX_TEXT), array: z.array(AssistantContentParam) }, "a string or an array of output_text/refusal parts"),
+  content: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(AssistantContentParam) },
+    "a string or an array of output_text/refusal parts",
+  ),
   phase: MessagePhase.optional(),
   id: itemId,
   status: inputStatus,
@@ -80,7 +92,10 @@ export const FunctionCallItemParam = z.object({
 export const FunctionCallOutputItemParam = z.object({
   type: z.literal("function_call_output"),
   call_id: CallId,
-  output: byKind({ string: z.string().max(MAX_TEXT), array: z.array(FunctionOutputContentParam) }, "a string or an array of content parts"),
+  output: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(FunctionOutputContentParam) },
+    "a string or an array of content parts",
+  ),
   id: itemId,
   status: FunctionCallStatus.nullish(),
 });

@@ -11,7 +11,13 @@
  */
 import { z } from "zod";
 import { MAX_TEXT } from "./common.js";
-import { FileCitationParam, FunctionOutputContentParam, OutputTextContentParam, RefusalContentParam, UrlCitationParam } from "./content.js";
+import {
+  FileCitationParam,
+  FunctionOutputContentParam,
+  OutputTextContentParam,
+  RefusalContentParam,
+  UrlCitationParam,
+} from "./content.js";
 import {
   AssistantMessageItemParam,
   DeveloperMessageItemParam,
@@ -26,7 +32,11 @@ import {
 import { byKind, tagged } from "./tagged.js";
 
 const Id = z.string().min(1);
-const item = <T extends string>(type: T) => ({ type: z.literal(type), id: z.string().nullish(), status: z.string().nullish() });
+const item = <T extends string>(type: T) => ({
+  type: z.literal(type),
+  id: z.string().nullish(),
+  status: z.string().nullish(),
+});
 
 /** Calls the model made with a hosted tool: identified by their `id`. */
 const hostedCall = <T extends string>(type: T) => z.looseObject({ ...item(type), id: Id });
@@ -56,10 +66,18 @@ export const ComputerCallOutputItemParam = z.looseObject({
 
 export const LocalShellCallItemParam = clientCall("local_shell_call");
 /** Its `id` is the call's `call_id`. */
-export const LocalShellCallOutputItemParam = z.looseObject({ ...item("local_shell_call_output"), id: Id, output: z.string().max(MAX_TEXT) });
+export const LocalShellCallOutputItemParam = z.looseObject({
+  ...item("local_shell_call_output"),
+  id: Id,
+  output: z.string().max(MAX_TEXT),
+});
 
 export const ShellCallItemParam = clientCall("shell_call");
-export const ShellCallOutputItemParam = z.looseObject({ ...item("shell_call_output"), call_id: Id, output: z.array(z.record(z.string(), z.unknown())) });
+export const ShellCallOutputItemParam = z.looseObject({
+  ...item("shell_call_output"),
+  call_id: Id,
+  output: z.array(z.record(z.string(), z.unknown())),
+});
 
 export const ApplyPatchCallItemParam = clientCall("apply_patch_call");
 export const ApplyPatchCallOutputItemParam = clientCall("apply_patch_call_output");
@@ -76,7 +94,10 @@ export const CustomToolCallItemParam = z.looseObject({
 export const CustomToolCallOutputItemParam = z.looseObject({
   ...item("custom_tool_call_output"),
   call_id: Id,
-  output: byKind({ string: z.string().max(MAX_TEXT), array: z.array(FunctionOutputContentParam) }, "a string or an array of content parts"),
+  output: byKind(
+    { string: z.string().max(MAX_TEXT), array: z.array(FunctionOutputContentParam) },
+    "a string or an array of content parts",
+  ),
 });
 
 export const ToolSearchCallItemParam = z.looseObject({ ...item("tool_search_call"), call_id: z.string().nullish() });
@@ -133,7 +154,10 @@ const OpenAIOutputTextContentParam = OutputTextContentParam.extend({
 });
 export const OpenAIAssistantMessageItemParam = AssistantMessageItemParam.extend({
   content: byKind(
-    { string: z.string().max(MAX_TEXT), array: z.array(tagged("type", { output_text: OpenAIOutputTextContentParam, refusal: RefusalContentParam })) },
+    {
+      string: z.string().max(MAX_TEXT),
+      array: z.array(tagged("type", { output_text: OpenAIOutputTextContentParam, refusal: RefusalContentParam })),
+    },
     "a string or an array of output_text/refusal parts",
   ),
 });
@@ -153,7 +177,13 @@ export const OpenAIReasoningItemParam = ReasoningItemParam.extend({
 /** An input item the server accepts by default: the spec's, OpenAI's, or a vendor item. */
 export const ItemParam = tagged(
   "type",
-  { ...SpecItemParams, message: OpenAIMessageItemParam, function_call: OpenAIFunctionCallItemParam, reasoning: OpenAIReasoningItemParam, ...OpenAIItemParams },
+  {
+    ...SpecItemParams,
+    message: OpenAIMessageItemParam,
+    function_call: OpenAIFunctionCallItemParam,
+    reasoning: OpenAIReasoningItemParam,
+    ...OpenAIItemParams,
+  },
   { vendor: VendorItemParam, normalize: normalizeItem },
 );
 

@@ -51,7 +51,9 @@ export const FileSearchToolParam = z.looseObject({
   vector_store_ids: z.array(z.string()),
   max_num_results: z.number().int().min(1).max(50).optional(),
   filters: z.record(z.string(), z.unknown()).nullish(),
-  ranking_options: z.looseObject({ ranker: z.string().optional(), score_threshold: z.number().min(0).max(1).optional() }).optional(),
+  ranking_options: z
+    .looseObject({ ranker: z.string().optional(), score_threshold: z.number().min(0).max(1).optional() })
+    .optional(),
 });
 
 export const CodeInterpreterToolParam = z.looseObject({
@@ -59,7 +61,11 @@ export const CodeInterpreterToolParam = z.looseObject({
   container: byKind(
     {
       string: z.string().min(1),
-      object: z.looseObject({ type: z.string(), file_ids: z.array(z.string()).optional(), memory_limit: z.enum(["1g", "4g", "16g", "64g"]).nullish() }),
+      object: z.looseObject({
+        type: z.string(),
+        file_ids: z.array(z.string()).optional(),
+        memory_limit: z.enum(["1g", "4g", "16g", "64g"]).nullish(),
+      }),
     },
     "a container id or {type: 'auto', …}",
   ),
@@ -96,17 +102,29 @@ export const McpToolParam = z
     connector_id: z.string().min(1).optional(),
     server_description: z.string().optional(),
     allowed_tools: byKind(
-      { array: z.array(z.string()), object: z.looseObject({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() }) },
+      {
+        array: z.array(z.string()),
+        object: z.looseObject({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() }),
+      },
       "a list of tool names or a filter object",
     ).nullish(),
-    require_approval: byKind({ string: z.enum(["always", "never"]), object: z.record(z.string(), z.unknown()) }, "'always', 'never' or a filter object").nullish(),
+    require_approval: byKind(
+      { string: z.enum(["always", "never"]), object: z.record(z.string(), z.unknown()) },
+      "'always', 'never' or a filter object",
+    ).nullish(),
     headers: z.record(z.string(), z.string()).nullish(),
     authorization: z.string().optional(),
     defer_loading: z.boolean().optional(),
   })
   .superRefine((tool, ctx) => {
     if (tool.server_url === undefined && tool.connector_id === undefined) {
-      ctx.addIssue({ code: "invalid_value", values: [], input: undefined, path: ["server_url"], message: "is required: an MCP tool needs server_url or connector_id" });
+      ctx.addIssue({
+        code: "invalid_value",
+        values: [],
+        input: undefined,
+        path: ["server_url"],
+        message: "is required: an MCP tool needs server_url or connector_id",
+      });
     }
   });
 
@@ -187,7 +205,11 @@ export const OpenAIToolParams = {
 export const OPENAI_TOOL_TYPES = Object.keys(OpenAIToolParams) as (keyof typeof OpenAIToolParams)[];
 
 /** A tool the server accepts by default: a function, one of OpenAI's, or a vendor tool. */
-export const ToolParam = tagged("type", { function: FunctionToolParam, ...OpenAIToolParams }, { vendor: VendorToolParam });
+export const ToolParam = tagged(
+  "type",
+  { function: FunctionToolParam, ...OpenAIToolParams },
+  { vendor: VendorToolParam },
+);
 
 /** An OpenAI tool as it is echoed in a response's `tools`: as it was sent. */
 export const OpenAITool = z.looseObject({ type: z.enum(OPENAI_TOOL_TYPES) });
@@ -213,7 +235,11 @@ export const HOSTED_TOOL_CHOICE_TYPES = [
 ] as const;
 
 export const HostedToolChoiceParam = z.object({ type: z.enum(HOSTED_TOOL_CHOICE_TYPES) });
-export const McpToolChoiceParam = z.object({ type: z.literal("mcp"), server_label: z.string().min(1), name: z.string().nullish() });
+export const McpToolChoiceParam = z.object({
+  type: z.literal("mcp"),
+  server_label: z.string().min(1),
+  name: z.string().nullish(),
+});
 export const CustomToolChoiceParam = z.object({ type: z.literal("custom"), name: FunctionName });
 
 const hostedChoices = Object.fromEntries(HOSTED_TOOL_CHOICE_TYPES.map((t) => [t, HostedToolChoiceParam])) as Record<
@@ -222,13 +248,19 @@ const hostedChoices = Object.fromEntries(HOSTED_TOOL_CHOICE_TYPES.map((t) => [t,
 >;
 
 /** One entry of an `allowed_tools` list: a named function, or another tool by its type. */
-export type AllowedToolEntry = z.infer<typeof SpecificFunctionParam> | { type: (typeof OPENAI_TOOL_TYPES)[number]; [key: string]: unknown };
+export type AllowedToolEntry =
+  z.infer<typeof SpecificFunctionParam> | { type: (typeof OPENAI_TOOL_TYPES)[number]; [key: string]: unknown };
 
 const AllowedToolEntry = tagged("type", {
   function: SpecificFunctionParam,
   custom: CustomToolChoiceParam,
   mcp: z.looseObject({ type: z.literal("mcp"), server_label: z.string().min(1) }),
-  ...Object.fromEntries(OPENAI_TOOL_TYPES.filter((t) => t !== "custom" && t !== "mcp").map((t) => [t, z.looseObject({ type: z.literal(t) })])),
+  ...Object.fromEntries(
+    OPENAI_TOOL_TYPES.filter((t) => t !== "custom" && t !== "mcp").map((t) => [
+      t,
+      z.looseObject({ type: z.literal(t) }),
+    ]),
+  ),
 }) as z.ZodType<AllowedToolEntry, unknown>;
 
 /** `allowed_tools` whose list may name OpenAI's tools too (`{"type":"mcp","server_label":…}`, `{"type":"image_generation"}`). */

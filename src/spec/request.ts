@@ -38,8 +38,15 @@ export const JsonSchemaResponseFormatParam = z.object({
 /** OpenAI's older JSON mode: any JSON object. */
 export const JsonObjectResponseFormat = z.object({ type: z.literal("json_object") });
 
-export const SpecTextFormatParam = tagged("type", { text: TextResponseFormat, json_schema: JsonSchemaResponseFormatParam });
-export const TextFormatParam = tagged("type", { text: TextResponseFormat, json_schema: JsonSchemaResponseFormatParam, json_object: JsonObjectResponseFormat });
+export const SpecTextFormatParam = tagged("type", {
+  text: TextResponseFormat,
+  json_schema: JsonSchemaResponseFormatParam,
+});
+export const TextFormatParam = tagged("type", {
+  text: TextResponseFormat,
+  json_schema: JsonSchemaResponseFormatParam,
+  json_object: JsonObjectResponseFormat,
+});
 
 export const SpecTextParam = z.object({
   format: SpecTextFormatParam.nullish(),
@@ -68,12 +75,21 @@ export const ReasoningParam = z
 export const StreamOptionsParam = z.object({ include_obfuscation: z.boolean().optional() });
 
 export const MetadataParam = z
-  .record(z.string().max(64, "metadata keys are at most 64 characters"), z.string().max(512, "metadata values are strings of at most 512 characters"))
+  .record(
+    z.string().max(64, "metadata keys are at most 64 characters"),
+    z.string().max(512, "metadata values are strings of at most 512 characters"),
+  )
   .refine((m) => Object.keys(m).length <= 16, "metadata has at most 16 keys");
 
 /** A string (one user message) or an array of items. */
-export const SpecInput = byKind({ string: z.string().max(MAX_TEXT), array: z.array(SpecItemParam) }, "a string or an array of items");
-export const Input = byKind({ string: z.string().max(MAX_TEXT), array: z.array(ItemParam) }, "a string or an array of items");
+export const SpecInput = byKind(
+  { string: z.string().max(MAX_TEXT), array: z.array(SpecItemParam) },
+  "a string or an array of items",
+);
+export const Input = byKind(
+  { string: z.string().max(MAX_TEXT), array: z.array(ItemParam) },
+  "a string or an array of items",
+);
 
 /** The fields both policies type alike. */
 const common = {
@@ -137,9 +153,20 @@ export const CreateResponseBody = z.object({
   service_tier: ServiceTierEnum.nullish(),
   user: z.string().nullish(),
   prompt_cache_retention: z.enum(["in_memory", "24h"]).nullish(),
-  conversation: byKind({ string: z.string().min(1), object: z.looseObject({ id: z.string().min(1) }) }, "a conversation id or {\"id\": …}").nullish(),
-  prompt: z.looseObject({ id: z.string().min(1), version: z.string().nullish(), variables: z.record(z.string(), z.unknown()).nullish() }).nullish(),
-  context_management: z.array(z.looseObject({ type: z.string(), compact_threshold: z.number().int().min(0).nullish() })).nullish(),
+  conversation: byKind(
+    { string: z.string().min(1), object: z.looseObject({ id: z.string().min(1) }) },
+    'a conversation id or {"id": …}',
+  ).nullish(),
+  prompt: z
+    .looseObject({
+      id: z.string().min(1),
+      version: z.string().nullish(),
+      variables: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .nullish(),
+  context_management: z
+    .array(z.looseObject({ type: z.string(), compact_threshold: z.number().int().min(0).nullish() }))
+    .nullish(),
   moderation: z.looseObject({ model: z.string() }).nullish(),
 });
 

@@ -15,11 +15,18 @@ export interface TaggedOptions {
   normalize?: (value: Record<string, unknown>) => Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const describe = (v: unknown): string =>
-  v === undefined ? "nothing" : v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "string" ? `'${v.length > 40 ? v.slice(0, 40) + "…" : v}'` : typeof v;
+  v === undefined
+    ? "nothing"
+    : v === null
+      ? "null"
+      : Array.isArray(v)
+        ? "an array"
+        : typeof v === "string"
+          ? `'${v.length > 40 ? v.slice(0, 40) + "…" : v}'`
+          : typeof v;
 
 export function tagged<T extends Table>(
   key: string,
@@ -30,7 +37,12 @@ export function tagged<T extends Table>(
   const expected = names.map((n) => `'${n}'`).join(", ") + (options.vendor ? ", or a vendor type 'slug:name'" : "");
   return z.unknown().transform((input, ctx) => {
     if (!isObject(input)) {
-      ctx.addIssue({ code: "invalid_type", expected: "object", input, message: `expected an object, got ${describe(input)}` });
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "object",
+        input,
+        message: `expected an object, got ${describe(input)}`,
+      });
       return z.NEVER;
     }
     const value = options.normalize ? options.normalize(input) : input;
@@ -47,7 +59,8 @@ export function tagged<T extends Table>(
         values: names,
         input: tag,
         path: [key],
-        message: tag === undefined ? `is required: one of ${expected}` : `must be one of ${expected}; got ${describe(tag)}`,
+        message:
+          tag === undefined ? `is required: one of ${expected}` : `must be one of ${expected}; got ${describe(tag)}`,
       });
       return z.NEVER;
     }
@@ -62,7 +75,13 @@ export function tagged<T extends Table>(
 
 type Kind = "string" | "array" | "object" | "number" | "boolean";
 const kindOf = (v: unknown): Kind | "null" | "undefined" | "other" =>
-  v === null ? "null" : v === undefined ? "undefined" : Array.isArray(v) ? "array" : (["string", "object", "number", "boolean"] as const).find((k) => typeof v === k) ?? "other";
+  v === null
+    ? "null"
+    : v === undefined
+      ? "undefined"
+      : Array.isArray(v)
+        ? "array"
+        : ((["string", "object", "number", "boolean"] as const).find((k) => typeof v === k) ?? "other");
 
 /**
  * A union of differently-shaped alternatives (`string | Item[]`) dispatched

@@ -40,7 +40,8 @@ export function toolChoiceParam<T>(objects: z.ZodType<T, unknown>, forms: string
       for (const issue of result.error.issues) {
         ctx.addIssue({
           ...issue,
-          message: typeof value === "string" ? `must be 'none', 'auto', 'required', ${forms}; got '${value}'` : issue.message,
+          message:
+            typeof value === "string" ? `must be 'none', 'auto', 'required', ${forms}; got '${value}'` : issue.message,
         } as never);
       }
       return z.NEVER;

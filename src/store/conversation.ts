@@ -25,7 +25,11 @@ export const previousNotFound = (id: string, detail = "") =>
  * and output, oldest first. Throws `previous_response_not_found` when the id,
  * or an ancestor it needs, is not in the store.
  */
-export function priorItems(store: Pick<ResponseStore, "get">, previousResponseId: string, maxDepth = 10_000): ItemParam[] {
+export function priorItems(
+  store: Pick<ResponseStore, "get">,
+  previousResponseId: string,
+  maxDepth = 10_000,
+): ItemParam[] {
   const chain: { input: ItemParam[]; output: OutputItem[] }[] = [];
   let id: string | null = previousResponseId;
   const seen = new Set<string>();
@@ -33,7 +37,8 @@ export function priorItems(store: Pick<ResponseStore, "get">, previousResponseId
     if (seen.has(id) || chain.length >= maxDepth) break;
     seen.add(id);
     const record = store.get(id);
-    if (!record) throw previousNotFound(previousResponseId, id === previousResponseId ? "" : ` (its ancestor '${id}' is gone)`);
+    if (!record)
+      throw previousNotFound(previousResponseId, id === previousResponseId ? "" : ` (its ancestor '${id}' is gone)`);
     chain.push({ input: record.input, output: record.response.output });
     id = record.response.previous_response_id;
   }
@@ -72,17 +77,23 @@ export function asListedItem(item: ItemParam): Record<string, unknown> {
   switch (it.type) {
     case "message": {
       const role = it.role as string;
-      const content = typeof it.content === "string"
-        ? [role === "assistant" ? { type: "output_text", text: it.content, annotations: [] } : { type: "input_text", text: it.content }]
-        : (it.content as Part[]).map((p) => {
-            if (p.type === "input_image") return { type: "input_image", image_url: p.image_url ?? null, detail: p.detail ?? "auto" };
-            if (p.type === "input_file") {
-              const { file_data: _omit, ...rest } = p;
-              return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
-            }
-            if (p.type === "output_text") return { ...p, annotations: p.annotations ?? [] };
-            return p;
-          });
+      const content =
+        typeof it.content === "string"
+          ? [
+              role === "assistant"
+                ? { type: "output_text", text: it.content, annotations: [] }
+                : { type: "input_text", text: it.content },
+            ]
+          : (it.content as Part[]).map((p) => {
+              if (p.type === "input_image")
+                return { type: "input_image", image_url: p.image_url ?? null, detail: p.detail ?? "auto" };
+              if (p.type === "input_file") {
+                const { file_data: _omit, ...rest } = p;
+                return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
+              }
+              if (p.type === "output_text") return { ...p, annotations: p.annotations ?? [] };
+              return p;
+            });
       const out: Record<string, unknown> = { type: "message", id: it.id, status: "completed", role, content };
       if (it.phase) out.phase = it.phase;
       return out;

@@ -47,7 +47,10 @@ export class PlannedRecord implements StoredResponse {
 
   /** The request's own input items, each with an id, built when first read. */
   get input(): ItemParam[] {
-    return (this.items ??= withItemIds(this.requestInput == null ? [] : inputItems(this.requestInput), this.plan.base.id));
+    return (this.items ??= withItemIds(
+      this.requestInput == null ? [] : inputItems(this.requestInput),
+      this.plan.base.id,
+    ));
   }
 
   set input(items: ItemParam[]) {
@@ -56,7 +59,12 @@ export class PlannedRecord implements StoredResponse {
 
   /** As a plain record: what a shared store (Redis) writes. */
   toJSON(): StoredResponse {
-    const plain: StoredResponse = { response: this.response, input: this.input, plan: this.plan, session: this.session };
+    const plain: StoredResponse = {
+      response: this.response,
+      input: this.input,
+      plan: this.plan,
+      session: this.session,
+    };
     if (this.events !== undefined) plain.events = this.events;
     return plain;
   }

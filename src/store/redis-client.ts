@@ -84,7 +84,8 @@ export class RedisLink {
         socket: {
           connectTimeout: CONNECT_TIMEOUT_MS,
           // At start, one failure is the answer; later, keep trying (the server answers 503 meanwhile).
-          reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * (retries + 1), MAX_RECONNECT_DELAY_MS) : cause),
+          reconnectStrategy: (retries: number, cause: Error) =>
+            connected ? Math.min(50 * (retries + 1), MAX_RECONNECT_DELAY_MS) : cause,
         },
       }) as unknown as Client;
     const client = make();

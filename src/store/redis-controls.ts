@@ -71,9 +71,16 @@ const key = (session: string | null | undefined) => session ?? "";
 export class RedisControls implements Controls {
   constructor(private readonly redis: RedisLink) {}
 
-  use(session: string | null | undefined, scenario: ScenarioInput | Scenario, times?: number, label = "use()"): Promise<Scenario> {
+  use(
+    session: string | null | undefined,
+    scenario: ScenarioInput | Scenario,
+    times?: number,
+    label = "use()",
+  ): Promise<Scenario> {
     const valid = checkUse(scenario, times, label);
-    return this.redis.eval(USE_SET, [key(session), KEY_TTL_MS, JSON.stringify(scenario), times ?? ""]).then(() => valid);
+    return this.redis
+      .eval(USE_SET, [key(session), KEY_TTL_MS, JSON.stringify(scenario), times ?? ""])
+      .then(() => valid);
   }
 
   enqueue(session: string | null | undefined, turns: readonly unknown[], label = "enqueue()"): Promise<number> {
@@ -87,7 +94,10 @@ export class RedisControls implements Controls {
     const [reason, text] = taken;
     if (reason === "queue") {
       const space = text.indexOf(" ");
-      return { scenario: queuedScenario(Number(text.slice(0, space)), TurnSchema.parse(JSON.parse(text.slice(space + 1)))), reason: "queue" };
+      return {
+        scenario: queuedScenario(Number(text.slice(0, space)), TurnSchema.parse(JSON.parse(text.slice(space + 1)))),
+        reason: "queue",
+      };
     }
     return { scenario: validateScenario(JSON.parse(text), "use()"), reason: "use" };
   }

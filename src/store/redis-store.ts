@@ -102,7 +102,9 @@ export class RedisResponseStore implements ResponseStore {
     const id = storedId(record);
     this.remember(id, { record });
     const text = encodeRecord(record);
-    const written = this.redis.eval<number>(PUT, [id, text, previousOf(record), KEY_TTL_MS, this.limit]).then(() => undefined);
+    const written = this.redis
+      .eval<number>(PUT, [id, text, previousOf(record), KEY_TTL_MS, this.limit])
+      .then(() => undefined);
     // A caller that does not wait (a proxy's answer, once sent) must not crash the process: the link has reported the failure.
     written.catch(() => undefined);
     return written;

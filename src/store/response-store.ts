@@ -61,7 +61,8 @@ export class MemoryResponseStore implements ResponseStore {
   private readonly oldest = new OldestKeys(this.records);
 
   constructor(readonly limit = 1000) {
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`store limit must be a non-negative integer, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new RangeError(`store limit must be a non-negative integer, got ${limit}`);
   }
 
   get size(): number {

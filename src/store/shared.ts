@@ -22,7 +22,10 @@ export interface Shared {
 }
 
 /** Connects to the store the options name; undefined for the memory store. A StoreConnectError when Redis cannot be reached. */
-export async function connectShared(options: Pick<ResolvedServerOptions, "store" | "storeLimit" | "journalLimit" | "journalBytes">, report: (line: string) => void): Promise<Shared | undefined> {
+export async function connectShared(
+  options: Pick<ResolvedServerOptions, "store" | "storeLimit" | "journalLimit" | "journalBytes">,
+  report: (line: string) => void,
+): Promise<Shared | undefined> {
   const location = parseStoreUrl(options.store);
   if (typeof location === "string" || location.kind === "memory") return undefined;
   const [{ RedisLink }, { RedisResponseStore }, { RedisControls }, { RunBus }, { SharedJournal }] = await Promise.all([

@@ -28,7 +28,8 @@ export function parseStoreUrl(text: string): StoreLocation | string {
   if (text === "memory") return { kind: "memory" };
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
   if (scheme === undefined) return `expected ${EXPECTED}, got ${quoted(text)}`;
-  if (!REDIS_SCHEMES.includes(`${scheme}:`)) return `'${scheme}:' is not a store this server knows (got ${quoted(text)}); give ${EXPECTED}`;
+  if (!REDIS_SCHEMES.includes(`${scheme}:`))
+    return `'${scheme}:' is not a store this server knows (got ${quoted(text)}); give ${EXPECTED}`;
   if (!/^[a-z]+:\/\/[^/]/i.test(text)) return `expected ${EXPECTED}: a host after '${scheme}://', got ${quoted(text)}`;
   let url: URL;
   try {
@@ -37,7 +38,8 @@ export function parseStoreUrl(text: string): StoreLocation | string {
     return `expected ${EXPECTED}, got ${quoted(text)} (not a URL)`;
   }
   if (url.hostname === "") return `expected ${EXPECTED}: a host after '${scheme}://', got ${quoted(text)}`;
-  if (url.search !== "" || url.hash !== "") return `expected ${EXPECTED} with no query or fragment, got ${quoted(text)}`;
+  if (url.search !== "" || url.hash !== "")
+    return `expected ${EXPECTED} with no query or fragment, got ${quoted(text)}`;
   if (url.pathname !== "" && url.pathname !== "/" && !/^\/\d{1,2}$/.test(url.pathname)) {
     return `expected ${EXPECTED}, optionally with a database number (/0 to /99), got ${quoted(text)}`;
   }

@@ -61,13 +61,16 @@ export interface PlayOptions {
  * sink. Frames already due are delivered before it returns; the rest at their
  * times. Resolves how the stream ended.
  */
-export function playSchedule(schedule: Schedule | SlotSequence, sink: PaceSink, options: PlayOptions): Promise<PlayResult> {
+export function playSchedule(
+  schedule: Schedule | SlotSequence,
+  sink: PaceSink,
+  options: PlayOptions,
+): Promise<PlayResult> {
   return new Promise<PlayResult>((resolve, reject) => new Player(schedule, sink, options, resolve, reject).begin());
 }
 
 /** Hanging: the slot stays current after each heartbeat. */
 const stay = (): void => undefined;
-
 
 /**
  * One paced stream. `step` delivers every slot due by now, then either

@@ -18,7 +18,13 @@ export interface TimingProfile {
   heartbeatMs: number;
 }
 
-export const ZERO_PROFILE: TimingProfile = { latencyMs: 0, chunkMs: 0, jitterMs: 0, tokensPerSecond: null, heartbeatMs: 0 };
+export const ZERO_PROFILE: TimingProfile = {
+  latencyMs: 0,
+  chunkMs: 0,
+  jitterMs: 0,
+  tokensPerSecond: null,
+  heartbeatMs: 0,
+};
 
 /** Later layers override earlier ones, key by key; undefined keys fall through. */
 export function mergeProfiles(...layers: (Partial<TimingProfile> | undefined)[]): TimingProfile {
@@ -80,4 +86,7 @@ export interface Faults {
 export const mergeFaults = (...layers: (Faults | undefined)[]): Faults => Object.assign({}, ...layers.filter(Boolean));
 
 export const hasFaults = (f: Faults) =>
-  f.dropAfterEvents !== undefined || f.dropAfterMs !== undefined || f.stall !== undefined || f.hangAfterEvents !== undefined;
+  f.dropAfterEvents !== undefined ||
+  f.dropAfterMs !== undefined ||
+  f.stall !== undefined ||
+  f.hangAfterEvents !== undefined;

@@ -144,7 +144,8 @@ export class SlotCursor implements SlotSequence {
   /** Sets `slot` to come after the heartbeats of the idle stretch before it. */
   private queue(slot: Slot): void {
     this.pending = slot;
-    this.heartbeatAt = this.profile.heartbeatMs > 0 && (slot.kind !== "hang") ? this.last + this.profile.heartbeatMs : Infinity;
+    this.heartbeatAt =
+      this.profile.heartbeatMs > 0 && slot.kind !== "hang" ? this.last + this.profile.heartbeatMs : Infinity;
   }
 
   /** The next heartbeat before the pending slot, if any. */
@@ -180,7 +181,10 @@ export class SlotCursor implements SlotSequence {
     const dropAfterMs = faults.dropAfterMs;
     /** Ends the stream; a dropAfterMs earlier than the end (or any, instead of a hang) drops it then. */
     const finish = (end: EndSlot) => {
-      this.ended = dropAfterMs !== undefined && (end.kind === "hang" || dropAfterMs < end.at) ? { kind: "drop", at: dropAfterMs } : end;
+      this.ended =
+        dropAfterMs !== undefined && (end.kind === "hang" || dropAfterMs < end.at)
+          ? { kind: "drop", at: dropAfterMs }
+          : end;
       this.queue(this.ended);
     };
     if (faults.dropAfterEvents === i) return finish({ kind: "drop", at: previous ?? 0 });
@@ -188,7 +192,8 @@ export class SlotCursor implements SlotSequence {
     if (event === undefined) return finish({ kind: "done", at: previous ?? profile.latencyMs });
     if (faults.hangAfterEvents === i) {
       // Hung, then dropped at dropAfterMs: a stall planned past the hang still silences the heartbeats until the drop.
-      if (dropAfterMs !== undefined && faults.stall && faults.stall.afterEvents > i) this.timeStallPastCut(i, event, previous ?? 0);
+      if (dropAfterMs !== undefined && faults.stall && faults.stall.afterEvents > i)
+        this.timeStallPastCut(i, event, previous ?? 0);
       return finish({ kind: "hang", at: previous ?? 0 });
     }
     const at = (previous ?? 0) + this.gapBefore(i, event);
@@ -204,7 +209,8 @@ export class SlotCursor implements SlotSequence {
     const { profile, faults } = this;
     let gap: number;
     if (i === 0) gap = profile.latencyMs;
-    else if (profile.tokensPerSecond && isTextDelta(event.type)) gap = (countTokens(deltaText(event)) / profile.tokensPerSecond) * 1000;
+    else if (profile.tokensPerSecond && isTextDelta(event.type))
+      gap = (countTokens(deltaText(event)) / profile.tokensPerSecond) * 1000;
     else gap = profile.chunkMs;
     gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : this.jitter()));
     gap += this.pauseOf(i);
@@ -234,7 +240,12 @@ export class SlotCursor implements SlotSequence {
 }
 
 /** The schedule of a stream, slot by slot, reading its events as it goes. */
-export function scheduleCursor(events: ScheduledEvents, profile: TimingProfile, rng: JitterSource, options: ScheduleOptions = {}): SlotCursor {
+export function scheduleCursor(
+  events: ScheduledEvents,
+  profile: TimingProfile,
+  rng: JitterSource,
+  options: ScheduleOptions = {},
+): SlotCursor {
   return new SlotCursor(events, profile, rng, options);
 }
 

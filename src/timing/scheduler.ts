@@ -96,7 +96,8 @@ export class TickScheduler {
     let i = 0;
     // At least one task runs each tick, however slow: the streams always move on. The clock is read
     // every few tasks (each stream checks the deadline between its own frames too).
-    for (; i < due.length && (i % CLOCK_EVERY !== 0 || i === 0 || this.clock.now() <= this.deadline); i++) due[i].run(now);
+    for (; i < due.length && (i % CLOCK_EVERY !== 0 || i === 0 || this.clock.now() <= this.deadline); i++)
+      due[i].run(now);
     for (; i < due.length; i++) if (due[i].slot < 0) this.insert(due[i], due[i].due);
     this.deadline = Infinity;
     this.arm();

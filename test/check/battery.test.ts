@@ -6,17 +6,41 @@
  * passed; and a server that cannot be reached stops the battery.
  */
 import { describe, expect, it } from "vitest";
-import { BATTERY_NAMES, formatReport, jsonReport, runBattery, type BatteryRequest, type RawAnswer } from "../../src/check/index.js";
+import {
+  BATTERY_NAMES,
+  formatReport,
+  jsonReport,
+  runBattery,
+  type BatteryRequest,
+  type RawAnswer,
+} from "../../src/check/index.js";
 import { number, snapshot, sse, USAGE } from "./streams.js";
 
 /** The response fields a request's body echoes (spec ResponseResource table). */
 function echo(body: Record<string, any>): Record<string, unknown> {
   const out: Record<string, unknown> = { model: body.model ?? "default-model" };
-  for (const k of ["instructions", "previous_response_id", "max_output_tokens", "parallel_tool_calls", "store"]) if (body[k] !== undefined) out[k] = body[k];
-  if (body.tools) out.tools = body.tools.map((t: Record<string, unknown>) => ({ description: null, parameters: null, strict: null, ...t }));
+  for (const k of ["instructions", "previous_response_id", "max_output_tokens", "parallel_tool_calls", "store"])
+    if (body[k] !== undefined) out[k] = body[k];
+  if (body.tools)
+    out.tools = body.tools.map((t: Record<string, unknown>) => ({
+      description: null,
+      parameters: null,
+      strict: null,
+      ...t,
+    }));
   if (body.tool_choice) out.tool_choice = body.tool_choice;
-  if (body.reasoning) out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null };
-  if (body.text?.format?.type === "json_schema") out.text = { format: { type: "json_schema", name: body.text.format.name, description: null, schema: null, strict: body.text.format.strict ?? false } };
+  if (body.reasoning)
+    out.reasoning = { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null };
+  if (body.text?.format?.type === "json_schema")
+    out.text = {
+      format: {
+        type: "json_schema",
+        name: body.text.format.name,
+        description: null,
+        schema: null,
+        strict: body.text.format.strict ?? false,
+      },
+    };
   return out;
 }
 
@@ -24,11 +48,23 @@ let ids = 0;
 /** Answers every request with "Hello there!", as a stream or a JSON body; a body that is not JSON gets a spec 400. */
 async function textOnly(request: BatteryRequest): Promise<RawAnswer> {
   if (request.raw !== undefined) {
-    return { status: 400, contentType: "application/json", body: JSON.stringify({ error: { type: "invalid_request", code: "invalid_json", param: null, message: "The body is not JSON." } }) };
+    return {
+      status: 400,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: { type: "invalid_request", code: "invalid_json", param: null, message: "The body is not JSON." },
+      }),
+    };
   }
   const body = request.body!;
   const id = `resp_${++ids}`;
-  const item = { type: "message", id: `msg_${ids}`, status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello there!", annotations: [] }] };
+  const item = {
+    type: "message",
+    id: `msg_${ids}`,
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text: "Hello there!", annotations: [] }],
+  };
   const final = snapshot({ ...echo(body), id, status: "completed", completed_at: 1, output: [item], usage: USAGE });
   if (!request.stream) return { status: 200, contentType: "application/json", body: JSON.stringify(final) };
   const base = snapshot({ ...echo(body), id });
@@ -36,7 +72,13 @@ async function textOnly(request: BatteryRequest): Promise<RawAnswer> {
     { type: "response.created", response: base },
     { type: "response.in_progress", response: base },
     { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", content: [] } },
-    { type: "response.content_part.added", item_id: item.id, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+    {
+      type: "response.content_part.added",
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    },
     { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: "Hello there!" },
     { type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text: "Hello there!" },
     { type: "response.content_part.done", item_id: item.id, output_index: 0, content_index: 0, part: item.content[0] },
@@ -68,24 +110,48 @@ describe("runBattery", () => {
       "bad-json": "pass",
     });
     const by = (name: string) => report.results.find((r) => r.name === name)!;
-    expect(by("function-tool").violations).toEqual([{ rule: "behaviour.tool-choice", message: "`tool_choice` named get_weather, but the response has no function_call", path: "$.output", request: 0 }]);
-    expect(by("parallel-tools").violations).toMatchObject([{ rule: "behaviour.tool-choice", message: '`tool_choice` is "required", but the response has no function_call' }]);
-    expect(by("json-schema").violations).toMatchObject([{ rule: "behaviour.json-schema", message: 'the output text is not JSON: "Hello there!"' }]);
-    expect(by("bad-input-type").violations).toMatchObject([{ rule: "http.status", message: "a bad `input` got status 200; it must be refused with a 4xx error object" }]);
+    expect(by("function-tool").violations).toEqual([
+      {
+        rule: "behaviour.tool-choice",
+        message: "`tool_choice` named get_weather, but the response has no function_call",
+        path: "$.output",
+        request: 0,
+      },
+    ]);
+    expect(by("parallel-tools").violations).toMatchObject([
+      { rule: "behaviour.tool-choice", message: '`tool_choice` is "required", but the response has no function_call' },
+    ]);
+    expect(by("json-schema").violations).toMatchObject([
+      { rule: "behaviour.json-schema", message: 'the output text is not JSON: "Hello there!"' },
+    ]);
+    expect(by("bad-input-type").violations).toMatchObject([
+      { rule: "http.status", message: "a bad `input` got status 200; it must be refused with a 4xx error object" },
+    ]);
     expect(by("max-output-tokens").note).toBe("the answer fit in the budget (3 output tokens), so nothing was cut");
     expect(by("reasoning").note).toBe("the server sent no reasoning item (reasoning is the model's to give)");
     expect(by("bad-missing-model").note).toContain("the server applied a default model, which the spec allows");
     expect(by("previous-response-id").requests).toHaveLength(2);
     // Echoing the bad tool_choice back is a schema fault of its own.
-    expect(by("bad-tool-choice").violations.map((v) => [v.rule, v.path])).toEqual([["http.status", "$"], ["schema", "$.tool_choice"]]);
+    expect(by("bad-tool-choice").violations.map((v) => [v.rule, v.path])).toEqual([
+      ["http.status", "$"],
+      ["schema", "$.tool_choice"],
+    ]);
     expect(report.summary).toEqual({ passed: 7, failed: 6, skipped: 2, violations: 7 });
     expect(report.ok).toBe(false);
 
     const text = formatReport(report, { target: "http://fake/v1" });
-    expect(text).toContain("SKIP  reasoning              reasoning, streamed — 200 text/event-stream, 10 events, completed\n      not exercised: the server sent no reasoning item");
-    expect(text).toContain("FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      ✗ behaviour.tool-choice  $.output\n          `tool_choice` named get_weather, but the response has no function_call");
+    expect(text).toContain(
+      "SKIP  reasoning              reasoning, streamed — 200 text/event-stream, 10 events, completed\n      not exercised: the server sent no reasoning item",
+    );
+    expect(text).toContain(
+      "FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      ✗ behaviour.tool-choice  $.output\n          `tool_choice` named get_weather, but the response has no function_call",
+    );
     expect(text).toContain("15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s)");
-    expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({ target: "http://fake/v1", ok: false, summary: report.summary });
+    expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({
+      target: "http://fake/v1",
+      ok: false,
+      summary: report.summary,
+    });
   });
 
   it("does not pass a check whose valid request got a well-formed failed response: nothing was exercised", async () => {
@@ -105,7 +171,12 @@ describe("runBattery", () => {
       ]);
       return { status: 200, contentType: "text/event-stream", body: sse(events) };
     };
-    const report = await runBattery({ model: "m", dialect: "open-responses", only: ["text", "text-stream", "function-tool", "previous-response-id", "json-schema"], send: failing });
+    const report = await runBattery({
+      model: "m",
+      dialect: "open-responses",
+      only: ["text", "text-stream", "function-tool", "previous-response-id", "json-schema"],
+      send: failing,
+    });
     expect(report.results.map((r) => [r.name, r.outcome, r.violations])).toEqual([
       ["text", "skipped", []],
       ["text-stream", "skipped", []],
@@ -113,13 +184,22 @@ describe("runBattery", () => {
       ["previous-response-id", "skipped", []],
       ["json-schema", "skipped", []],
     ]);
-    expect(report.results[2].note).toBe('the response failed ("server_error": "The model crashed."), so nothing was exercised');
-    expect(report.results[3].note).toBe('request 1: the response failed ("server_error": "The model crashed."), so nothing was exercised');
+    expect(report.results[2].note).toBe(
+      'the response failed ("server_error": "The model crashed."), so nothing was exercised',
+    );
+    expect(report.results[3].note).toBe(
+      'request 1: the response failed ("server_error": "The model crashed."), so nothing was exercised',
+    );
     expect(report.summary).toMatchObject({ passed: 0, skipped: 5, failed: 0 });
   });
 
   it("runs only the checks named, in the battery's order", async () => {
-    const report = await runBattery({ model: "m", dialect: "open-responses", only: ["reasoning", "text"], send: textOnly });
+    const report = await runBattery({
+      model: "m",
+      dialect: "open-responses",
+      only: ["reasoning", "text"],
+      send: textOnly,
+    });
     expect(report.results.map((r) => r.name)).toEqual(["text", "reasoning"]);
     expect(BATTERY_NAMES).toContain("reasoning");
   });
@@ -135,7 +215,11 @@ describe("runBattery", () => {
       },
     });
     expect(calls).toBe(1);
-    expect(report).toMatchObject({ ok: false, unreachable: "ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)", results: [] });
+    expect(report).toMatchObject({
+      ok: false,
+      unreachable: "ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)",
+      results: [],
+    });
   });
 
   it("a request that gets no answer later in the battery fails its check", async () => {
@@ -147,6 +231,8 @@ describe("runBattery", () => {
       send: async (request) => (++n === 2 ? { body: "", failure: "ECONNRESET" } : textOnly(request)),
     });
     expect(report.results.map((r) => r.outcome)).toEqual(["pass", "fail"]);
-    expect(report.results[1].violations).toEqual([{ rule: "http.unreachable", message: "no answer: ECONNRESET", path: "$", request: 0 }]);
+    expect(report.results[1].violations).toEqual([
+      { rule: "http.unreachable", message: "no answer: ECONNRESET", path: "$", request: 0 },
+    ]);
   });
 });

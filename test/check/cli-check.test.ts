@@ -21,7 +21,12 @@ interface JsonReport {
   dialect: string;
   ok: boolean;
   unreachable?: string;
-  results: { name: string; outcome: string; note?: string; violations: { rule: string; message: string; path: string; event?: number; request: number }[] }[];
+  results: {
+    name: string;
+    outcome: string;
+    note?: string;
+    violations: { rule: string; message: string; path: string; event?: number; request: number }[];
+  }[];
   summary: { passed: number; failed: number; skipped: number; violations: number };
 }
 
@@ -34,7 +39,9 @@ function textOutcomes(stdout: string): Record<string, string> {
 const LABEL: Record<string, string> = { pass: "PASS", fail: "FAIL", skipped: "SKIP" };
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)),
+  );
 }
 
 describe("check against the mock", () => {
@@ -50,13 +57,22 @@ describe("check against the mock", () => {
         const text = await run(["check", mock.baseURL, "--dialect", dialect]);
         expect(text.stderr).toBe("");
         expect(text.code, text.stdout).toBe(0);
-        expect(text.stdout).toContain(`${BATTERY_NAMES.length} checks: ${BATTERY_NAMES.length} passed, 0 failed, 0 skipped (not exercised); 0 violation(s)`);
+        expect(text.stdout).toContain(
+          `${BATTERY_NAMES.length} checks: ${BATTERY_NAMES.length} passed, 0 failed, 0 skipped (not exercised); 0 violation(s)`,
+        );
         const json = await run(["check", mock.baseURL, "--dialect", dialect, "--json"]);
         expect(json.code).toBe(0);
         const report = JSON.parse(json.stdout) as JsonReport;
-        expect(report).toMatchObject({ target: mock.baseURL, dialect, ok: true, summary: { passed: BATTERY_NAMES.length, failed: 0, violations: 0 } });
+        expect(report).toMatchObject({
+          target: mock.baseURL,
+          dialect,
+          ok: true,
+          summary: { passed: BATTERY_NAMES.length, failed: 0, violations: 0 },
+        });
         expect(report.results.map((r) => r.name)).toEqual(BATTERY_NAMES);
-        expect(Object.fromEntries(report.results.map((r) => [r.name, LABEL[r.outcome]]))).toEqual(textOutcomes(text.stdout));
+        expect(Object.fromEntries(report.results.map((r) => [r.name, LABEL[r.outcome]]))).toEqual(
+          textOutcomes(text.stdout),
+        );
       });
     });
   }
@@ -93,7 +109,12 @@ describe("check against @copilotkit/aimock", () => {
   let baseURL: string;
   beforeAll(async () => {
     aimock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent" });
-    aimock.onMessage(/Tokyo/, { toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris"}' }, { name: "get_time", arguments: '{"city":"Tokyo"}' }] });
+    aimock.onMessage(/Tokyo/, {
+      toolCalls: [
+        { name: "get_weather", arguments: '{"city":"Paris"}' },
+        { name: "get_time", arguments: '{"city":"Tokyo"}' },
+      ],
+    });
     aimock.onMessage(/weather in Paris\?$/, { toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris"}' }] });
     aimock.onMessage(/17 times 23/, { content: "391", reasoning: "17 × 23 = 17 × 20 + 17 × 3 = 340 + 51 = 391." });
     aimock.onMessage(/as JSON/, { content: '{"city":"Paris","temp_c":18}' });
@@ -107,10 +128,14 @@ describe("check against @copilotkit/aimock", () => {
     const { code, stdout } = await run(["check", baseURL]);
     expect(code, stdout).toBe(1);
     // Streams: no sequence_number on any event, no [DONE] at the end.
-    expect(stdout).toMatch(/✗ sequence-number {2}event 0 \(response\.created\) \$\.sequence_number\n {10}`sequence_number` is missing on `response\.created` \(missing on \d+ events in all\)/);
+    expect(stdout).toMatch(
+      /✗ sequence-number {2}event 0 \(response\.created\) \$\.sequence_number\n {10}`sequence_number` is missing on `response\.created` \(missing on \d+ events in all\)/,
+    );
     expect(stdout).toContain("the stream ended without `data: [DONE]` after the terminal event");
     // Response objects lack most of the 31 required keys, and usage its details.
-    expect(stdout).toMatch(/`response` lacks required keys: completed_at, incomplete_details, previous_response_id, instructions, error, tools, tool_choice, truncation, parallel_tool_calls, text, /);
+    expect(stdout).toMatch(
+      /`response` lacks required keys: completed_at, incomplete_details, previous_response_id, instructions, error, tools, tool_choice, truncation, parallel_tool_calls, text, /,
+    );
     expect(stdout).toContain("`usage` lacks required keys: input_tokens_details, output_tokens_details");
     // Bad requests: input 42 crashes it (500, an error without code and param); a bad tool_choice and max_output_tokens 1 are answered 200.
     expect(stdout).toContain("a bad `input` got status 500: it is the caller's fault, so a 4xx");
@@ -126,9 +151,13 @@ describe("check against @copilotkit/aimock", () => {
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as JsonReport;
     expect(report.ok).toBe(false);
-    expect(Object.fromEntries(report.results.map((r) => [r.name, LABEL[r.outcome]]))).toEqual(textOutcomes(text.stdout));
+    expect(Object.fromEntries(report.results.map((r) => [r.name, LABEL[r.outcome]]))).toEqual(
+      textOutcomes(text.stdout),
+    );
     const stream = report.results.find((r) => r.name === "text-stream")!;
-    expect(stream.violations).toContainEqual(expect.objectContaining({ rule: "sequence-number", event: 0, path: "$.sequence_number" }));
+    expect(stream.violations).toContainEqual(
+      expect.objectContaining({ rule: "sequence-number", event: 0, path: "$.sequence_number" }),
+    );
     expect(stream.violations).toContainEqual(expect.objectContaining({ rule: "sse.done" }));
     expect(report.summary.failed).toBeGreaterThan(0);
   });
@@ -154,7 +183,17 @@ function brokenServer(): Server {
       for (const e of events) if (e.response) e.response.model = body.model;
       if (!body.stream) {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(snapshot({ model: body.model, status: "completed", completed_at: 1, usage: USAGE, output: events[9].response.output })));
+        res.end(
+          JSON.stringify(
+            snapshot({
+              model: body.model,
+              status: "completed",
+              completed_at: 1,
+              usage: USAGE,
+              output: events[9].response.output,
+            }),
+          ),
+        );
         return;
       }
       if (body.model === "no-sequence") for (const e of events) delete e.sequence_number;
@@ -186,17 +225,29 @@ describe("check against a broken server", () => {
   it("names a stream with no sequence_number", async () => {
     const { code, stdout } = await run(["check", baseURL, "--only", "text-stream", "--model", "no-sequence"]);
     expect(code).toBe(1);
-    expect(stdout).toContain("✗ sequence-number  event 0 (response.created) $.sequence_number\n          `sequence_number` is missing on `response.created` (missing on 10 events in all)");
+    expect(stdout).toContain(
+      "✗ sequence-number  event 0 (response.created) $.sequence_number\n          `sequence_number` is missing on `response.created` (missing on 10 events in all)",
+    );
   });
 
   it("names a missing output_item.done", async () => {
     const { code, stdout } = await run(["check", baseURL, "--only", "text-stream", "--model", "no-item-done"]);
     expect(code).toBe(1);
-    expect(stdout).toContain('✗ item.done  event 8 (response.completed) $.response.output[0]\n          no `output_item.done` for item "msg_1" (output_index 0) before response.completed');
+    expect(stdout).toContain(
+      '✗ item.done  event 8 (response.completed) $.response.output[0]\n          no `output_item.done` for item "msg_1" (output_index 0) before response.completed',
+    );
   });
 
   it("names a fold that differs from the terminal snapshot", async () => {
-    const { code, stdout } = await run(["check", baseURL, "--only", "text-stream", "--model", "fold-mismatch", "--json"]);
+    const { code, stdout } = await run([
+      "check",
+      baseURL,
+      "--only",
+      "text-stream",
+      "--model",
+      "fold-mismatch",
+      "--json",
+    ]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as JsonReport;
     expect(report.results[0].violations).toEqual([
@@ -205,7 +256,8 @@ describe("check against a broken server", () => {
         event: 9,
         eventType: "response.completed",
         path: "$.response.output[0].content[0].text",
-        message: '`output[0].content[0].text` in the terminal snapshot is "Goodbye!", but the stream\'s output_item.done had "Hello there!"',
+        message:
+          '`output[0].content[0].text` in the terminal snapshot is "Goodbye!", but the stream\'s output_item.done had "Hello there!"',
         request: 0,
       },
     ]);
@@ -219,7 +271,9 @@ describe("check when things go wrong", () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const { code, stdout, stderr } = await run(["check", url]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(new RegExp(`^openresponses-mock check: cannot reach ${url.replace(/[.]/g, "\\.")}: ECONNREFUSED`));
+    expect(stderr).toMatch(
+      new RegExp(`^openresponses-mock check: cannot reach ${url.replace(/[.]/g, "\\.")}: ECONNREFUSED`),
+    );
     expect(stdout).toContain(`cannot reach ${url}`);
   });
 
@@ -233,7 +287,16 @@ describe("check when things go wrong", () => {
     });
     const url = await listen(hang);
     try {
-      const { code, stdout } = await run(["check", url, "--only", "text-stream", "--model", "mock-model-1", "--timeout-ms", "3000"]);
+      const { code, stdout } = await run([
+        "check",
+        url,
+        "--only",
+        "text-stream",
+        "--model",
+        "mock-model-1",
+        "--timeout-ms",
+        "3000",
+      ]);
       expect(code).toBe(1);
       expect(stdout).toContain("the answer was cut short: no complete answer within 3000 ms (--timeout-ms)");
       expect(stdout).toContain("the stream ended without a terminal event");
@@ -246,9 +309,13 @@ describe("check when things go wrong", () => {
   it("names a bad flag as typed", async () => {
     const dialect = await run(["check", "http://127.0.0.1:1/v1", "--dialect", "klingon"]);
     expect(dialect.code).toBe(1);
-    expect(dialect.stderr).toBe("openresponses-mock check: --dialect: unknown dialect 'klingon'; known dialects: open-responses, openai\n");
+    expect(dialect.stderr).toBe(
+      "openresponses-mock check: --dialect: unknown dialect 'klingon'; known dialects: open-responses, openai\n",
+    );
     const near = await run(["check", "http://127.0.0.1:1/v1", "--dialect", "opnai"]);
-    expect(near.stderr).toBe("openresponses-mock check: --dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai\n");
+    expect(near.stderr).toBe(
+      "openresponses-mock check: --dialect: unknown dialect 'opnai'; did you mean 'openai'? known dialects: open-responses, openai\n",
+    );
     const only = await run(["check", "http://127.0.0.1:1/v1", "--only", "text,nope"]);
     expect(only.stderr).toContain("--only: unknown check 'nope'; checks: text, text-stream,");
     const onlyNear = await run(["check", "http://127.0.0.1:1/v1", "--only", "text-strem"]);
@@ -257,7 +324,9 @@ describe("check when things go wrong", () => {
     expect(timeout.stderr).toContain("--timeout-ms: expected a whole number of milliseconds above 0, got 'soon'");
     const missing = await run(["check"]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("check: give the server's base URL, as the SDKs take it, e.g. 'openresponses-mock check http://127.0.0.1:4010/v1'");
+    expect(missing.stderr).toContain(
+      "check: give the server's base URL, as the SDKs take it, e.g. 'openresponses-mock check http://127.0.0.1:4010/v1'",
+    );
     const url = await run(["check", "localhost:4010"]);
     expect(url.code).toBe(1);
     expect(url.stderr).toContain("URL 'localhost:4010' is not an http(s) URL");

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { SseDecoder, decodeSse } from "../../src/check/index.js";
 
 describe("SseDecoder", () => {
-  const text = 'event: a\ndata: {"x":1}\n\n: keep-alive\n\nevent: b\r\ndata: line one\r\ndata: line two\r\n\r\nid: 3\rdata:no-space\r\rdata: [DONE]\n\n';
+  const text =
+    'event: a\ndata: {"x":1}\n\n: keep-alive\n\nevent: b\r\ndata: line one\r\ndata: line two\r\n\r\nid: 3\rdata:no-space\r\rdata: [DONE]\n\n';
   const expected = [
     { event: "a", data: '{"x":1}' },
     { event: "b", data: "line one\nline two" },
@@ -30,7 +31,10 @@ describe("SseDecoder", () => {
 
   it("returns a message without data (for the checker to report), and says when the text stops mid-message", () => {
     expect(decodeSse("event: lonely\n\n")).toEqual({ frames: [{ event: "lonely" }], unterminated: false });
-    expect(decodeSse('event: a\ndata: {"x":1}')).toEqual({ frames: [{ event: "a", data: '{"x":1}' }], unterminated: true });
+    expect(decodeSse('event: a\ndata: {"x":1}')).toEqual({
+      frames: [{ event: "a", data: '{"x":1}' }],
+      unterminated: true,
+    });
     expect(decodeSse('data: {"x":1}\n')).toEqual({ frames: [{ data: '{"x":1}' }], unterminated: true });
   });
 });

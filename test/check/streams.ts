@@ -47,61 +47,177 @@ export function snapshot(over: Record<string, unknown> = {}): Record<string, any
   };
 }
 
-export const USAGE = { input_tokens: 9, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 };
+export const USAGE = {
+  input_tokens: 9,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 3,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 12,
+};
 
-const MESSAGE_DONE = { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello there!", annotations: [] }] };
+const MESSAGE_DONE = {
+  type: "message",
+  id: "msg_1",
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text: "Hello there!", annotations: [] }],
+};
 
 /** The spec's plain text stream (DIGEST §5.5, first example), numbered. */
 export function textStream(): Ev[] {
   return number([
     { type: "response.created", response: snapshot() },
     { type: "response.in_progress", response: snapshot() },
-    { type: "response.output_item.added", output_index: 0, item: { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] } },
-    { type: "response.content_part.added", item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { type: "message", id: "msg_1", status: "in_progress", role: "assistant", content: [] },
+    },
+    {
+      type: "response.content_part.added",
+      item_id: "msg_1",
+      output_index: 0,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    },
     { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello" },
     { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: " there!" },
     { type: "response.output_text.done", item_id: "msg_1", output_index: 0, content_index: 0, text: "Hello there!" },
-    { type: "response.content_part.done", item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", text: "Hello there!", annotations: [] } },
+    {
+      type: "response.content_part.done",
+      item_id: "msg_1",
+      output_index: 0,
+      content_index: 0,
+      part: { type: "output_text", text: "Hello there!", annotations: [] },
+    },
     { type: "response.output_item.done", output_index: 0, item: structuredClone(MESSAGE_DONE) },
-    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [structuredClone(MESSAGE_DONE)], usage: USAGE }) },
+    {
+      type: "response.completed",
+      response: snapshot({
+        status: "completed",
+        completed_at: 1767225601,
+        output: [structuredClone(MESSAGE_DONE)],
+        usage: USAGE,
+      }),
+    },
   ]);
 }
 
-export const WEATHER_TOOL = { type: "function", name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
-export const TOOL_REQUEST = { model: "mock-model-1", input: "Weather in Paris?", tools: [WEATHER_TOOL], reasoning: { effort: "low", summary: "auto" }, stream: true };
+export const WEATHER_TOOL = {
+  type: "function",
+  name: "get_weather",
+  description: "Weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+export const TOOL_REQUEST = {
+  model: "mock-model-1",
+  input: "Weather in Paris?",
+  tools: [WEATHER_TOOL],
+  reasoning: { effort: "low", summary: "auto" },
+  stream: true,
+};
 
 /** Reasoning (a summary part and raw reasoning text) then a function call (DIGEST §5.5, second example, plus raw text). */
-export function toolStream(reasoningDelta = "response.reasoning.delta", reasoningDone = "response.reasoning.done"): Ev[] {
+export function toolStream(
+  reasoningDelta = "response.reasoning.delta",
+  reasoningDone = "response.reasoning.done",
+): Ev[] {
   const reasoningDoneItem = {
     type: "reasoning",
     id: "rs_1",
     summary: [{ type: "summary_text", text: "Need the weather." }],
     content: [{ type: "reasoning_text", text: "The user asks for Paris." }],
   };
-  const callDone = { type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}', status: "completed" };
+  const callDone = {
+    type: "function_call",
+    id: "fc_1",
+    call_id: "call_1",
+    name: "get_weather",
+    arguments: '{"city":"Paris"}',
+    status: "completed",
+  };
   const echo = { tools: [{ ...WEATHER_TOOL, strict: null }], reasoning: { effort: "low", summary: "auto" } };
   return number([
     { type: "response.created", response: snapshot(echo) },
     { type: "response.in_progress", response: snapshot(echo) },
     { type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } },
-    { type: "response.reasoning_summary_part.added", item_id: "rs_1", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "" } },
-    { type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 0, delta: "Need the " },
-    { type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 0, delta: "weather." },
-    { type: "response.reasoning_summary_text.done", item_id: "rs_1", output_index: 0, summary_index: 0, text: "Need the weather." },
-    { type: "response.reasoning_summary_part.done", item_id: "rs_1", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "Need the weather." } },
-    { type: "response.content_part.added", item_id: "rs_1", output_index: 0, content_index: 0, part: { type: "reasoning_text", text: "" } },
+    {
+      type: "response.reasoning_summary_part.added",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" },
+    },
+    {
+      type: "response.reasoning_summary_text.delta",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      delta: "Need the ",
+    },
+    {
+      type: "response.reasoning_summary_text.delta",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      delta: "weather.",
+    },
+    {
+      type: "response.reasoning_summary_text.done",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      text: "Need the weather.",
+    },
+    {
+      type: "response.reasoning_summary_part.done",
+      item_id: "rs_1",
+      output_index: 0,
+      summary_index: 0,
+      part: { type: "summary_text", text: "Need the weather." },
+    },
+    {
+      type: "response.content_part.added",
+      item_id: "rs_1",
+      output_index: 0,
+      content_index: 0,
+      part: { type: "reasoning_text", text: "" },
+    },
     { type: reasoningDelta, item_id: "rs_1", output_index: 0, content_index: 0, delta: "The user asks for Paris." },
     { type: reasoningDone, item_id: "rs_1", output_index: 0, content_index: 0, text: "The user asks for Paris." },
-    { type: "response.content_part.done", item_id: "rs_1", output_index: 0, content_index: 0, part: { type: "reasoning_text", text: "The user asks for Paris." } },
+    {
+      type: "response.content_part.done",
+      item_id: "rs_1",
+      output_index: 0,
+      content_index: 0,
+      part: { type: "reasoning_text", text: "The user asks for Paris." },
+    },
     { type: "response.output_item.done", output_index: 0, item: structuredClone(reasoningDoneItem) },
-    { type: "response.output_item.added", output_index: 1, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: "", status: "in_progress" } },
+    {
+      type: "response.output_item.added",
+      output_index: 1,
+      item: {
+        type: "function_call",
+        id: "fc_1",
+        call_id: "call_1",
+        name: "get_weather",
+        arguments: "",
+        status: "in_progress",
+      },
+    },
     { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: '{"city":' },
     { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: '"Paris"}' },
     { type: "response.function_call_arguments.done", item_id: "fc_1", output_index: 1, arguments: '{"city":"Paris"}' },
     { type: "response.output_item.done", output_index: 1, item: structuredClone(callDone) },
     {
       type: "response.completed",
-      response: snapshot({ ...echo, status: "completed", completed_at: 1767225601, output: [structuredClone(reasoningDoneItem), structuredClone(callDone)], usage: { ...USAGE, output_tokens_details: { reasoning_tokens: 2 } } }),
+      response: snapshot({
+        ...echo,
+        status: "completed",
+        completed_at: 1767225601,
+        output: [structuredClone(reasoningDoneItem), structuredClone(callDone)],
+        usage: { ...USAGE, output_tokens_details: { reasoning_tokens: 2 } },
+      }),
     },
   ]);
 }

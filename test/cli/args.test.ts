@@ -2,17 +2,33 @@
 import { describe, expect, it } from "vitest";
 import { findCommand, flagsMissingValues, isFlag, unknownFlags } from "../../src/cli/args.js";
 
-const KINDS = { commands: ["serve", "validate", "list", "play"], arrays: ["scenarios"], switches: ["help", "h", "version", "v", "admin", "library", "strict"] };
+const KINDS = {
+  commands: ["serve", "validate", "list", "play"],
+  arrays: ["scenarios"],
+  switches: ["help", "h", "version", "v", "admin", "library", "strict"],
+};
 const find = (line: string) => findCommand(line.split(" ").filter(Boolean), KINDS);
 
 describe("findCommand", () => {
   it("moves a command typed among --scenarios values first", () => {
     expect(find("--scenarios feat serve")).toEqual({ args: ["serve", "--scenarios", "feat"], command: "serve" });
-    expect(find("--scenarios a b list --no-library")).toEqual({ args: ["list", "--no-library", "--scenarios", "a", "b"], command: "list" });
+    expect(find("--scenarios a b list --no-library")).toEqual({
+      args: ["list", "--no-library", "--scenarios", "a", "b"],
+      command: "list",
+    });
     // The words after the command keep their place behind it: hello is play's NAME, not a path.
-    expect(find("--port 0 --scenarios feat play hello")).toEqual({ args: ["play", "hello", "--port", "0", "--scenarios", "feat"], command: "play" });
-    expect(find("--scenarios feat play hello -- x")).toEqual({ args: ["play", "hello", "--scenarios", "feat", "--", "x"], command: "play" });
-    expect(find("--scenarios a serve --scenarios b")).toEqual({ args: ["serve", "--scenarios", "b", "--scenarios", "a"], command: "serve" });
+    expect(find("--port 0 --scenarios feat play hello")).toEqual({
+      args: ["play", "hello", "--port", "0", "--scenarios", "feat"],
+      command: "play",
+    });
+    expect(find("--scenarios feat play hello -- x")).toEqual({
+      args: ["play", "hello", "--scenarios", "feat", "--", "x"],
+      command: "play",
+    });
+    expect(find("--scenarios a serve --scenarios b")).toEqual({
+      args: ["serve", "--scenarios", "b", "--scenarios", "a"],
+      command: "serve",
+    });
   });
 
   it("leaves every other line as typed", () => {
@@ -31,13 +47,19 @@ describe("findCommand", () => {
     // A scenario named 'list' as the default, then the command.
     expect(find("--scenario list serve")).toEqual({ args: ["--scenario", "list", "serve"], command: "serve" });
     expect(find("--no-admin list")).toEqual({ args: ["--no-admin", "list"], command: "list" });
-    expect(find("--strict --scenarios x play hi")).toEqual({ args: ["play", "hi", "--strict", "--scenarios", "x"], command: "play" });
+    expect(find("--strict --scenarios x play hi")).toEqual({
+      args: ["play", "hi", "--strict", "--scenarios", "x"],
+      command: "play",
+    });
     expect(find("-h list")).toEqual({ args: ["-h", "list"], command: "list" });
     expect(find("--scenarios=x play hi")).toEqual({ args: ["--scenarios=x", "play", "hi"], command: "play" });
   });
 
   it("the values of --scenarios end at the next flag, and nothing after -- counts", () => {
-    expect(find("--scenarios a --port 1 serve")).toEqual({ args: ["--scenarios", "a", "--port", "1", "serve"], command: "serve" });
+    expect(find("--scenarios a --port 1 serve")).toEqual({
+      args: ["--scenarios", "a", "--port", "1", "serve"],
+      command: "serve",
+    });
     expect(find("--scenarios a -- serve")).toEqual({ args: ["--scenarios", "a", "--", "serve"] });
     expect(find("--seed -1 serve")).toEqual({ args: ["--seed", "-1", "serve"], command: "serve" });
   });
@@ -51,7 +73,10 @@ describe("isFlag", () => {
 });
 
 describe("unknownFlags", () => {
-  const known = { keys: ["version", "help", "port", "body-limit", "admin", "scenarios", "name"], aliases: { version: ["v"], help: ["h"] } };
+  const known = {
+    keys: ["version", "help", "port", "body-limit", "admin", "scenarios", "name"],
+    aliases: { version: ["v"], help: ["h"] },
+  };
 
   it("names each unknown flag as typed, with the nearest known one when close", () => {
     expect(unknownFlags(["--prot", "3", "--no-admn", "-x", "--bogus-option=1"], known)).toEqual([
@@ -64,7 +89,24 @@ describe("unknownFlags", () => {
   });
 
   it("knows options, aliases, camelCase spellings, --no- forms and = values", () => {
-    expect(unknownFlags(["--port", "1", "--bodyLimit", "2", "--body-limit=3", "-h", "-v", "-hv", "--no-admin", "--help", "--no-scenarios"], known)).toEqual([]);
+    expect(
+      unknownFlags(
+        [
+          "--port",
+          "1",
+          "--bodyLimit",
+          "2",
+          "--body-limit=3",
+          "-h",
+          "-v",
+          "-hv",
+          "--no-admin",
+          "--help",
+          "--no-scenarios",
+        ],
+        known,
+      ),
+    ).toEqual([]);
   });
 
   it("ignores values, positionals, negative numbers and everything after --", () => {
@@ -79,11 +121,16 @@ describe("unknownFlags", () => {
 describe("flagsMissingValues", () => {
   it("finds value flags typed last or before another flag", () => {
     expect(flagsMissingValues(["--port"], ["port"])).toEqual(["--port"]);
-    expect(flagsMissingValues(["--port", "--seed", "1", "--dialect", "--"], ["port", "seed", "dialect"])).toEqual(["--port", "--dialect"]);
+    expect(flagsMissingValues(["--port", "--seed", "1", "--dialect", "--"], ["port", "seed", "dialect"])).toEqual([
+      "--port",
+      "--dialect",
+    ]);
     expect(flagsMissingValues(["--bodyLimit"], ["body-limit"])).toEqual(["--bodyLimit"]);
   });
 
   it("accepts a value, a negative number, an = value, and flags that take none", () => {
-    expect(flagsMissingValues(["--port", "0", "--seed", "-1", "--dialect=", "--admin"], ["port", "seed", "dialect"])).toEqual([]);
+    expect(
+      flagsMissingValues(["--port", "0", "--seed", "-1", "--dialect=", "--admin"], ["port", "seed", "dialect"]),
+    ).toEqual([]);
   });
 });

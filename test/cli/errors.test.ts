@@ -49,14 +49,20 @@ describe("listenErrorMessage", () => {
     second.listen(port, "127.0.0.1");
     const [err] = await once(second, "error");
     taken.close();
-    expect(listenErrorMessage(err)).toBe(`port ${port} is already in use on 127.0.0.1: pick another with --port N, or --port 0 for a free one`);
+    expect(listenErrorMessage(err)).toBe(
+      `port ${port} is already in use on 127.0.0.1: pick another with --port N, or --port 0 for a free one`,
+    );
   });
 });
 
 describe("yargsMessage", () => {
   it("a missing positional says what to give, per command", () => {
-    expect(yargsMessage("Not enough non-option arguments: got 0, need at least 1", "orm", "validate")).toBe("validate: give one or more scenario files or folders, e.g. 'orm validate scenarios/'");
-    expect(yargsMessage("Missing required argument: name", "orm", "play")).toMatch(/^play: give the scenario NAME first, e\.g\. 'orm play text'.*'play NAME --scenarios DIR'$/);
+    expect(yargsMessage("Not enough non-option arguments: got 0, need at least 1", "orm", "validate")).toBe(
+      "validate: give one or more scenario files or folders, e.g. 'orm validate scenarios/'",
+    );
+    expect(yargsMessage("Missing required argument: name", "orm", "play")).toMatch(
+      /^play: give the scenario NAME first, e\.g\. 'orm play text'.*'play NAME --scenarios DIR'$/,
+    );
   });
 
   it("a flag with no value names it", () => {

@@ -41,7 +41,8 @@ const alive = (pid: number) => {
   }
 };
 
-const create = (baseURL: string, body: Record<string, unknown>) => call(`${baseURL}/responses`, { body: { model: "m", ...body } });
+const create = (baseURL: string, body: Record<string, unknown>) =>
+  call(`${baseURL}/responses`, { body: { model: "m", ...body } });
 
 describe("serve --workers 2 --store redis://…", () => {
   it("answers a previous_response_id chain whose turns land on different workers", async () => {
@@ -93,8 +94,13 @@ describe("serve --workers 2", () => {
     const server = await startCli(["serve", "--port", "0", "--workers", "2", "--log", "off", "--store", redis.url]);
     const [first, second] = childrenOf(server.child.pid!);
     process.kill(first, "SIGKILL");
-    for (let i = 0; i < 50 && !server.stderr().includes("not restarted"); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(server.stderr()).toMatch(new RegExp(`openresponses-mock: worker \\d \\(pid ${first}\\) was killed \\(SIGKILL\\); it is not restarted \\(1 of 2 workers left\\)`));
+    for (let i = 0; i < 50 && !server.stderr().includes("not restarted"); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(server.stderr()).toMatch(
+      new RegExp(
+        `openresponses-mock: worker \\d \\(pid ${first}\\) was killed \\(SIGKILL\\); it is not restarted \\(1 of 2 workers left\\)`,
+      ),
+    );
     expect(childrenOf(server.child.pid!)).toEqual([second]);
     for (let i = 0; i < 3; i++) expect((await create(server.baseURL, { input: "still there?" })).status).toBe(200);
     expect(await server.stop()).toBe(0);
@@ -105,7 +111,9 @@ describe("serve --workers 2", () => {
     const run = await runCli(["serve", "--port", "0", "--workers", "2", "--store", "redis://127.0.0.1:1"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toBe("openresponses-mock: --store: cannot connect to Redis at redis://127.0.0.1:1 (ECONNREFUSED); start redis-server there, or name another store\n");
+    expect(run.stderr).toBe(
+      "openresponses-mock: --store: cannot connect to Redis at redis://127.0.0.1:1 (ECONNREFUSED); start redis-server there, or name another store\n",
+    );
   }, 30_000);
 
   it.each([

@@ -23,7 +23,9 @@ export interface CliServer {
 
 export async function startCliServer(extraArgs: string[] = [], timeoutMs = 15_000): Promise<CliServer> {
   if (!existsSync(CLI)) throw new Error(`${CLI} does not exist: run \`npm run build\` first`);
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...extraArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => {
@@ -35,7 +37,11 @@ export async function startCliServer(extraArgs: string[] = [], timeoutMs = 15_00
     let out = "";
     const timer = setTimeout(() => {
       child.kill("SIGTERM");
-      reject(new Error(`no listening line within ${timeoutMs} ms; stdout=${JSON.stringify(out)} stderr=${JSON.stringify(err)}`));
+      reject(
+        new Error(
+          `no listening line within ${timeoutMs} ms; stdout=${JSON.stringify(out)} stderr=${JSON.stringify(err)}`,
+        ),
+      );
     }, timeoutMs);
     child.stdout!.setEncoding("utf8").on("data", (d: string) => {
       out += d;

@@ -12,7 +12,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCliServer, type CliServer } from "./cli-server.js";
 import { authHeaders, postJson, runTemplate, TEMPLATES, type SuiteConfig, type TestResult } from "./http-suite.js";
-import { CompactResource, formatIssues, ResponseResource, WebSocketErrorEvent, type CompactResource as CompactResourceT } from "./schemas.js";
+import {
+  CompactResource,
+  formatIssues,
+  ResponseResource,
+  WebSocketErrorEvent,
+  type CompactResource as CompactResourceT,
+} from "./schemas.js";
 import { parseSseStream } from "./sse.js";
 import { WsClient, type WsTurn } from "./ws-client.js";
 
@@ -24,7 +30,13 @@ let config: SuiteConfig;
 
 beforeAll(async () => {
   server = await startCliServer(["--api-key", API_KEY]);
-  config = { baseUrl: server.baseUrl, apiKey: API_KEY, authHeaderName: "Authorization", useBearerPrefix: true, model: MODEL };
+  config = {
+    baseUrl: server.baseUrl,
+    apiKey: API_KEY,
+    authHeaderName: "Authorization",
+    useBearerPrefix: true,
+    model: MODEL,
+  };
 });
 
 // ------------------------------------------------------------------ tally and summary
@@ -48,7 +60,12 @@ function suiteTest(id: string, body: () => Promise<void>, knownBug?: string): vo
       await body();
       outcomes.push({ id, passed: true, knownBug });
     } catch (err) {
-      outcomes.push({ id, passed: false, knownBug, error: (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").slice(0, 240) });
+      outcomes.push({
+        id,
+        passed: false,
+        knownBug,
+        error: (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").slice(0, 240),
+      });
       throw err;
     }
   };
@@ -60,7 +77,8 @@ afterAll(async () => {
   await server?.stop();
   const passed = outcomes.filter((o) => o.passed).length;
   const lines = [`compliance: ${passed} passed of ${outcomes.length}`];
-  for (const o of outcomes.filter((x) => !x.passed)) lines.push(`  FAILED ${o.id}${o.knownBug ? ` (known bug: ${o.knownBug})` : ""}: ${o.error ?? ""}`);
+  for (const o of outcomes.filter((x) => !x.passed))
+    lines.push(`  FAILED ${o.id}${o.knownBug ? ` (known bug: ${o.knownBug})` : ""}: ${o.error ?? ""}`);
   console.log(lines.join("\n"));
 });
 
@@ -79,12 +97,14 @@ function expectCompletedTurn(turn: WsTurn, label: string): ResponseResource {
   expect(turn.errorFrame, detail).toBeNull();
   expect(turn.frames.length, detail).toBeGreaterThan(1);
   const parsed = ResponseResource.safeParse(turn.finalResponse);
-  if (!parsed.success) throw new Error(`${label}: the final response is not a ResponseResource: ${formatIssues(parsed.error).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(`${label}: the final response is not a ResponseResource: ${formatIssues(parsed.error).join("; ")}`);
   expect(parsed.data.status, detail).toBe("completed");
   expect(turn.frames.at(-1)?.type).toBe("response.completed");
   // Sequence numbers increase through the turn (the spec's rule for every stream).
   const seqs = turn.frames.map((f) => f.sequence_number as number);
-  for (let i = 1; i < seqs.length; i++) expect(seqs[i], `${label}: sequence_number at frame ${i}`).toBeGreaterThan(seqs[i - 1]);
+  for (let i = 1; i < seqs.length; i++)
+    expect(seqs[i], `${label}: sequence_number at frame ${i}`).toBeGreaterThan(seqs[i - 1]);
   return parsed.data;
 }
 
@@ -93,7 +113,10 @@ function expectErrorTurn(turn: WsTurn, code: string, label: string): void {
   const detail = `${label}: frames=${JSON.stringify(turn.frames).slice(0, 1500)} errors=${JSON.stringify(turn.errors)}`;
   expect(turn.errorFrame, detail).not.toBeNull();
   const parsed = WebSocketErrorEvent.safeParse(turn.errorFrame);
-  if (!parsed.success) throw new Error(`${label}: not a WebSocketErrorEvent: ${formatIssues(parsed.error).join("; ")}: ${JSON.stringify(turn.errorFrame)}`);
+  if (!parsed.success)
+    throw new Error(
+      `${label}: not a WebSocketErrorEvent: ${formatIssues(parsed.error).join("; ")}: ${JSON.stringify(turn.errorFrame)}`,
+    );
   expect(parsed.data.error.code, detail).toBe(code);
   expect(turn.errors, detail).toEqual([]);
 }
@@ -107,7 +130,8 @@ async function compact(input: unknown[]): Promise<CompactResourceT> {
   const text = await res.text();
   expect(res.status, text).toBe(200);
   const parsed = CompactResource.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`not a CompactResource: ${formatIssues(parsed.error).join("; ")}: ${text.slice(0, 1500)}`);
+  if (!parsed.success)
+    throw new Error(`not a CompactResource: ${formatIssues(parsed.error).join("; ")}: ${text.slice(0, 1500)}`);
   return parsed.data;
 }
 
@@ -125,7 +149,9 @@ describe("HTTP (POST /v1/responses)", () => {
 
   // The published suite can send the key without the `Bearer ` prefix; the
   // digest recommends a lenient server accept it (a regression test: it used to be a 401).
-  suiteTest("basic-response [Authorization: bare key]", async () => expectPassed(await runTemplate(TEMPLATES[0], { ...config, useBearerPrefix: false })));
+  suiteTest("basic-response [Authorization: bare key]", async () =>
+    expectPassed(await runTemplate(TEMPLATES[0], { ...config, useBearerPrefix: false })),
+  );
 });
 
 // ------------------------------------------------------------------ WebSocket
@@ -170,7 +196,12 @@ describe("WebSocket (ws://…/v1/responses)", () => {
       expect(first.store).toBe(false);
       storeFalseId = first.id;
       const second = expectCompletedTurn(
-        await ws.turn({ model: config.model, store: false, previous_response_id: first.id, input: [user("What is the code word?")] }),
+        await ws.turn({
+          model: config.model,
+          store: false,
+          previous_response_id: first.id,
+          input: [user("What is the code word?")],
+        }),
         "turn 2",
       );
       expect(second.previous_response_id).toBe(first.id);
@@ -186,14 +217,26 @@ describe("WebSocket (ws://…/v1/responses)", () => {
     if (!id) {
       const ws0 = await connect();
       try {
-        id = expectCompletedTurn(await ws0.turn({ model: config.model, store: false, input: "Remember the code word: cobalt. Reply with OK." }), "setup").id;
+        id = expectCompletedTurn(
+          await ws0.turn({
+            model: config.model,
+            store: false,
+            input: "Remember the code word: cobalt. Reply with OK.",
+          }),
+          "setup",
+        ).id;
       } finally {
         await ws0.close();
       }
     }
     const ws = await connect();
     try {
-      const turn = await ws.turn({ model: config.model, store: false, previous_response_id: id, input: [user("What is the code word?")] });
+      const turn = await ws.turn({
+        model: config.model,
+        store: false,
+        previous_response_id: id,
+        input: [user("What is the code word?")],
+      });
       expectErrorTurn(turn, "previous_response_not_found", "continuation after reconnect");
     } finally {
       await ws.close();
@@ -203,7 +246,11 @@ describe("WebSocket (ws://…/v1/responses)", () => {
   suiteTest("websocket-unknown-previous-response-id", async () => {
     const ws = await connect();
     try {
-      const turn = await ws.turn({ model: config.model, previous_response_id: "resp_compliance_unknown_0000000000", input: [user("Hello?")] });
+      const turn = await ws.turn({
+        model: config.model,
+        previous_response_id: "resp_compliance_unknown_0000000000",
+        input: [user("Hello?")],
+      });
       expectErrorTurn(turn, "previous_response_not_found", "unknown id");
       // The connection stays usable after an error.
       expectCompletedTurn(await ws.turn({ model: config.model, input: [user("Still there?")] }), "after the error");
@@ -220,10 +267,27 @@ describe("WebSocket (ws://…/v1/responses)", () => {
   async function evictionCase(failingExtra: Record<string, unknown>): Promise<void> {
     const ws = await connect();
     try {
-      const base = expectCompletedTurn(await ws.turn({ model: config.model, store: false, input: "Remember the code word: cobalt. Reply with OK." }), "turn 1");
-      const failed = await ws.turn({ model: config.model, store: false, previous_response_id: base.id, input: [user("What is the code word?")], ...failingExtra });
-      expect(failed.errorFrame, `the failing continuation should fail: ${JSON.stringify(failed.frames).slice(0, 500)}`).not.toBeNull();
-      const retry = await ws.turn({ model: config.model, store: false, previous_response_id: base.id, input: [user("What is the code word?")] });
+      const base = expectCompletedTurn(
+        await ws.turn({ model: config.model, store: false, input: "Remember the code word: cobalt. Reply with OK." }),
+        "turn 1",
+      );
+      const failed = await ws.turn({
+        model: config.model,
+        store: false,
+        previous_response_id: base.id,
+        input: [user("What is the code word?")],
+        ...failingExtra,
+      });
+      expect(
+        failed.errorFrame,
+        `the failing continuation should fail: ${JSON.stringify(failed.frames).slice(0, 500)}`,
+      ).not.toBeNull();
+      const retry = await ws.turn({
+        model: config.model,
+        store: false,
+        previous_response_id: base.id,
+        input: [user("What is the code word?")],
+      });
       expectErrorTurn(retry, "previous_response_not_found", "retry after a failed continuation");
     } finally {
       await ws.close();
@@ -232,7 +296,9 @@ describe("WebSocket (ws://…/v1/responses)", () => {
 
   // A continuation whose message fails request validation (tool_choice "bogus")
   // evicts its base too (a regression test: it used not to).
-  suiteTest("websocket-failed-continuation-evicts-cache [invalid body: tool_choice 'bogus']", () => evictionCase({ tool_choice: "bogus" }));
+  suiteTest("websocket-failed-continuation-evicts-cache [invalid body: tool_choice 'bogus']", () =>
+    evictionCase({ tool_choice: "bogus" }),
+  );
 
   // A continuation that passes validation but is then refused (tool_choice
   // names a function that is not in tools → 400 tool_not_found) does evict.
@@ -250,7 +316,12 @@ describe("WebSocket (ws://…/v1/responses)", () => {
       );
       expect(first.previous_response_id).toBeNull();
       const second = expectCompletedTurn(
-        await ws.turn({ model: config.model, store: false, previous_response_id: first.id, input: [user("Who hears first?")] }),
+        await ws.turn({
+          model: config.model,
+          store: false,
+          previous_response_id: first.id,
+          input: [user("Who hears first?")],
+        }),
         "continuation of the new chain",
       );
       expect(second.previous_response_id).toBe(first.id);
@@ -265,7 +336,10 @@ describe("WebSocket (ws://…/v1/responses)", () => {
 describe("Compaction (POST /v1/responses/compact)", () => {
   suiteTest("compact-response", async () => {
     const compacted = await compact(COMPACT_INPUT);
-    expect(compacted.output.some((item) => item.type === "compaction"), JSON.stringify(compacted.output)).toBe(true);
+    expect(
+      compacted.output.some((item) => item.type === "compaction"),
+      JSON.stringify(compacted.output),
+    ).toBe(true);
   });
 
   suiteTest("compact-missing-model", async () => {
@@ -276,7 +350,10 @@ describe("Compaction (POST /v1/responses/compact)", () => {
 
   suiteTest("compact-follow-up", async () => {
     const compacted = await compact(COMPACT_INPUT);
-    const res = await postJson(config, "/responses", { model: config.model, input: [...compacted.output, user("When is the launch?")] });
+    const res = await postJson(config, "/responses", {
+      model: config.model,
+      input: [...compacted.output, user("When is the launch?")],
+    });
     const text = await res.text();
     expect(res.status, text).toBe(200);
     const parsed = ResponseResource.safeParse(JSON.parse(text));
@@ -299,7 +376,8 @@ describe("Beyond the published suite (spec MUSTs the suite does not check)", () 
       expect(sse.sawDone, `${template.id}: the stream must end with data: [DONE]`).toBe(true);
       expect(sse.afterDone, `${template.id}: nothing may follow [DONE]`).toBe(0);
       const seqs = sse.events.map((e) => (e.data as { sequence_number: number }).sequence_number);
-      for (let i = 1; i < seqs.length; i++) expect(seqs[i], `${template.id}: sequence_number at event ${i}`).toBeGreaterThan(seqs[i - 1]);
+      for (let i = 1; i < seqs.length; i++)
+        expect(seqs[i], `${template.id}: sequence_number at event ${i}`).toBeGreaterThan(seqs[i - 1]);
       expect(sse.events[0].event).toBe("response.created");
       expect(sse.events.filter((e) => /^response\.(completed|failed|incomplete)$/.test(e.event)).length).toBe(1);
     }
@@ -323,7 +401,10 @@ describe("Beyond the published suite (spec MUSTs the suite does not check)", () 
   suiteTest("websocket-bare-key-accepted", async () => {
     const ws = await WsClient.connect(config.baseUrl, authHeaders({ ...config, useBearerPrefix: false }));
     try {
-      expectCompletedTurn(await ws.turn({ model: config.model, input: [user("Say hello in exactly 3 words.")] }), "bare key");
+      expectCompletedTurn(
+        await ws.turn({ model: config.model, input: [user("Say hello in exactly 3 words.")] }),
+        "bare key",
+      );
     } finally {
       await ws.close();
     }

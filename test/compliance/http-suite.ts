@@ -54,7 +54,8 @@ const hasOutputType =
   (r) =>
     r.output.some((item) => item.type === type) ? [] : [`Expected an output item of type "${type}" but none was found`];
 
-const completedStatus: Validator = (r) => (r.status === "completed" ? [] : [`Expected status "completed" but got "${r.status}"`]);
+const completedStatus: Validator = (r) =>
+  r.status === "completed" ? [] : [`Expected status "completed" but got "${r.status}"`];
 
 const streamingEvents: Validator = (_, ctx) => {
   if (!ctx.streaming) return [];
@@ -74,8 +75,10 @@ const functionCallEvents: Validator = (_, ctx) => {
   if (!events.some((d) => eventType(d) === "response.output_item.added" && itemType(d) === "function_call")) {
     errors.push("Missing response.output_item.added event with a function_call item");
   }
-  if (!types.includes("response.function_call_arguments.delta")) errors.push("Missing response.function_call_arguments.delta event");
-  if (!types.includes("response.function_call_arguments.done")) errors.push("Missing response.function_call_arguments.done event");
+  if (!types.includes("response.function_call_arguments.delta"))
+    errors.push("Missing response.function_call_arguments.delta event");
+  if (!types.includes("response.function_call_arguments.done"))
+    errors.push("Missing response.function_call_arguments.done event");
   if (!events.some((d) => eventType(d) === "response.output_item.done" && itemType(d) === "function_call")) {
     errors.push("Missing response.output_item.done event with a function_call item");
   }
@@ -103,7 +106,10 @@ export const TEMPLATES: TestTemplate[] = [
   {
     id: "basic-response",
     name: "Basic Text Response",
-    request: (c) => ({ model: c.model, input: [{ type: "message", role: "user", content: "Say hello in exactly 3 words." }] }),
+    request: (c) => ({
+      model: c.model,
+      input: [{ type: "message", role: "user", content: "Say hello in exactly 3 words." }],
+    }),
     validators: [hasOutput, completedStatus],
   },
   {
@@ -181,7 +187,9 @@ export const TEMPLATES: TestTemplate[] = [
 
 // ------------------------------------------------------------------ runner
 
-export function authHeaders(config: Pick<SuiteConfig, "apiKey" | "authHeaderName" | "useBearerPrefix">): Record<string, string> {
+export function authHeaders(
+  config: Pick<SuiteConfig, "apiKey" | "authHeaderName" | "useBearerPrefix">,
+): Record<string, string> {
   return { [config.authHeaderName]: config.useBearerPrefix ? `Bearer ${config.apiKey}` : config.apiKey };
 }
 
@@ -201,7 +209,13 @@ export async function runTemplate(template: TestTemplate, config: SuiteConfig): 
     const res = await postJson(config, "/responses", body);
     if (!res.ok) {
       const text = await res.text();
-      return { id: template.id, status: "failed", httpStatus: res.status, errors: [`HTTP ${res.status}: ${text}`], response: text };
+      return {
+        id: template.id,
+        status: "failed",
+        httpStatus: res.status,
+        errors: [`HTTP ${res.status}: ${text}`],
+        response: text,
+      };
     }
     let raw: unknown;
     let sse: SseParseResult | undefined;
@@ -213,11 +227,25 @@ export async function runTemplate(template: TestTemplate, config: SuiteConfig): 
     }
     const parsed = ResponseResource.safeParse(raw);
     if (!parsed.success) {
-      return { id: template.id, status: "failed", httpStatus: res.status, errors: formatIssues(parsed.error), response: raw, sse };
+      return {
+        id: template.id,
+        status: "failed",
+        httpStatus: res.status,
+        errors: formatIssues(parsed.error),
+        response: raw,
+        sse,
+      };
     }
     const context: ValidatorContext = { streaming, sse };
     const errors = template.validators.flatMap((v) => v(parsed.data, context));
-    return { id: template.id, status: errors.length === 0 ? "passed" : "failed", httpStatus: res.status, errors, response: raw, sse };
+    return {
+      id: template.id,
+      status: errors.length === 0 ? "passed" : "failed",
+      httpStatus: res.status,
+      errors,
+      response: raw,
+      sse,
+    };
   } catch (err) {
     return { id: template.id, status: "failed", errors: [err instanceof Error ? err.message : String(err)] };
   }

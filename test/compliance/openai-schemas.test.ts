@@ -67,9 +67,21 @@ function snapshot(over: Obj = {}): Obj {
   };
 }
 
-const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17 };
+const USAGE = {
+  input_tokens: 12,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 5,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 17,
+};
 const part = (text: string) => ({ type: "output_text", annotations: [], logprobs: [], text });
-const message = (status: string, text?: string) => ({ id: MSG, type: "message", status, content: text === undefined ? [] : [part(text)], role: "assistant" });
+const message = (status: string, text?: string) => ({
+  id: MSG,
+  type: "message",
+  status,
+  content: text === undefined ? [] : [part(text)],
+  role: "assistant",
+});
 
 /** A text answer of two deltas, numbered in order. */
 function textStream(): Obj[] {
@@ -85,7 +97,16 @@ function textStream(): Obj[] {
     { type: "response.output_text.done", ...c, text: "Hello there", logprobs: [] },
     { type: "response.content_part.done", ...c, part: part("Hello there") },
     { type: "response.output_item.done", output_index: 0, item: done },
-    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [clone(done)], usage: USAGE, service_tier: "default" }) },
+    {
+      type: "response.completed",
+      response: snapshot({
+        status: "completed",
+        completed_at: 1767225601,
+        output: [clone(done)],
+        usage: USAGE,
+        service_tier: "default",
+      }),
+    },
   ]);
 }
 
@@ -93,27 +114,71 @@ function textStream(): Obj[] {
 function toolStream(): Obj[] {
   const reasoning = { effort: "low", summary: "detailed" };
   const enc = "gAAAAABhandwrittenOpaqueToken==";
-  const rsDone = { id: RS, type: "reasoning", encrypted_content: enc, summary: [{ type: "summary_text", text: "**Checking**" }] };
-  const fcDone = { id: FC, type: "function_call", status: "completed", arguments: '{"city":"Paris"}', call_id: CALL, name: "get_weather" };
+  const rsDone = {
+    id: RS,
+    type: "reasoning",
+    encrypted_content: enc,
+    summary: [{ type: "summary_text", text: "**Checking**" }],
+  };
+  const fcDone = {
+    id: FC,
+    type: "function_call",
+    status: "completed",
+    arguments: '{"city":"Paris"}',
+    call_id: CALL,
+    name: "get_weather",
+  };
   const s = { item_id: RS, output_index: 0, summary_index: 0 };
-  const tools = [{ type: "function", description: null, name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } }, strict: true }];
+  const tools = [
+    {
+      type: "function",
+      description: null,
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+      strict: true,
+    },
+  ];
   return number([
     { type: "response.created", response: snapshot({ reasoning, tools }) },
     { type: "response.in_progress", response: snapshot({ reasoning, tools }) },
-    { type: "response.output_item.added", output_index: 0, item: { id: RS, type: "reasoning", encrypted_content: enc, summary: [] } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { id: RS, type: "reasoning", encrypted_content: enc, summary: [] },
+    },
     { type: "response.reasoning_summary_part.added", ...s, part: { type: "summary_text", text: "" } },
     { type: "response.reasoning_summary_text.delta", ...s, delta: "**Checking**", obfuscation: "ab" },
     { type: "response.reasoning_summary_text.done", ...s, text: "**Checking**" },
     { type: "response.reasoning_summary_part.done", ...s, part: { type: "summary_text", text: "**Checking**" } },
     { type: "response.output_item.done", output_index: 0, item: rsDone },
     { type: "response.output_item.added", output_index: 1, item: { ...fcDone, status: "in_progress", arguments: "" } },
-    { type: "response.function_call_arguments.delta", item_id: FC, output_index: 1, delta: '{"city":', obfuscation: "q" },
-    { type: "response.function_call_arguments.delta", item_id: FC, output_index: 1, delta: '"Paris"}', obfuscation: "r" },
+    {
+      type: "response.function_call_arguments.delta",
+      item_id: FC,
+      output_index: 1,
+      delta: '{"city":',
+      obfuscation: "q",
+    },
+    {
+      type: "response.function_call_arguments.delta",
+      item_id: FC,
+      output_index: 1,
+      delta: '"Paris"}',
+      obfuscation: "r",
+    },
     { type: "response.function_call_arguments.done", item_id: FC, output_index: 1, arguments: '{"city":"Paris"}' },
     { type: "response.output_item.done", output_index: 1, item: fcDone },
     {
       type: "response.completed",
-      response: snapshot({ reasoning, tools, status: "completed", completed_at: 1767225601, output: clone([rsDone, fcDone]), usage: USAGE, service_tier: "default" }),
+      response: snapshot({
+        reasoning,
+        tools,
+        status: "completed",
+        completed_at: 1767225601,
+        output: clone([rsDone, fcDone]),
+        usage: USAGE,
+        service_tier: "default",
+      }),
     },
   ]);
 }
@@ -135,17 +200,37 @@ function citedStream(deltas: [string, string, string], annotation: Obj): Obj[] {
     { type: "response.output_text.done", ...c, text, logprobs: [] },
     { type: "response.content_part.done", ...c, part: done.content[0] },
     { type: "response.output_item.done", output_index: 0, item: done },
-    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: [clone(done)], usage: USAGE, service_tier: "default" }) },
+    {
+      type: "response.completed",
+      response: snapshot({
+        status: "completed",
+        completed_at: 1767225601,
+        output: [clone(done)],
+        usage: USAGE,
+        service_tier: "default",
+      }),
+    },
   ]);
 }
 
 /** A file search's answer: its file_citation right after the delta that ends the cited sentence, at `index`. */
 const fileCitedStream = (): Obj[] =>
-  citedStream(["Refunds take ", "30 days.", " Ask support."], { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", index: 21 });
+  citedStream(["Refunds take ", "30 days.", " Ask support."], {
+    type: "file_citation",
+    file_id: "file-R4bFX",
+    filename: "policy.pdf",
+    index: 21,
+  });
 
 /** A text whose citation arrives right after the delta that completes the cited span ("RFC 8259"). */
 const annotatedStream = (): Obj[] =>
-  citedStream(["See ", "RFC 8259", " for details."], { type: "url_citation", start_index: 4, end_index: 12, title: "RFC 8259", url: "https://www.rfc-editor.org/rfc/rfc8259" });
+  citedStream(["See ", "RFC 8259", " for details."], {
+    type: "url_citation",
+    start_index: 4,
+    end_index: 12,
+    title: "RFC 8259",
+    url: "https://www.rfc-editor.org/rfc/rfc8259",
+  });
 
 const WS = `ws_${hex("44556677889900aa")}`;
 const CI = `ci_${hex("5566778899aabbcc")}`;
@@ -154,12 +239,28 @@ const CI = `ci_${hex("5566778899aabbcc")}`;
 function hostedStream(): Obj[] {
   const w = { output_index: 0, item_id: WS };
   const c = { output_index: 1, item_id: CI };
-  const wsDone = { id: WS, type: "web_search_call", status: "completed", action: { type: "search", query: "weather", sources: [{ type: "url", url: "https://example.com/w" }] } };
-  const ciDone = { id: CI, type: "code_interpreter_call", status: "completed", code: "print(1)", container_id: "cntr_abc", outputs: null };
+  const wsDone = {
+    id: WS,
+    type: "web_search_call",
+    status: "completed",
+    action: { type: "search", query: "weather", sources: [{ type: "url", url: "https://example.com/w" }] },
+  };
+  const ciDone = {
+    id: CI,
+    type: "code_interpreter_call",
+    status: "completed",
+    code: "print(1)",
+    container_id: "cntr_abc",
+    outputs: null,
+  };
   return number([
     { type: "response.created", response: snapshot() },
     { type: "response.in_progress", response: snapshot() },
-    { type: "response.output_item.added", output_index: 0, item: { id: WS, type: "web_search_call", status: "in_progress" } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { id: WS, type: "web_search_call", status: "in_progress" },
+    },
     { type: "response.web_search_call.in_progress", ...w },
     { type: "response.web_search_call.searching", ...w },
     { type: "response.web_search_call.completed", ...w },
@@ -172,7 +273,16 @@ function hostedStream(): Obj[] {
     { type: "response.code_interpreter_call.interpreting", ...c },
     { type: "response.code_interpreter_call.completed", ...c },
     { type: "response.output_item.done", output_index: 1, item: ciDone },
-    { type: "response.completed", response: snapshot({ status: "completed", completed_at: 1767225601, output: clone([wsDone, ciDone]), usage: USAGE, service_tier: "default" }) },
+    {
+      type: "response.completed",
+      response: snapshot({
+        status: "completed",
+        completed_at: 1767225601,
+        output: clone([wsDone, ciDone]),
+        usage: USAGE,
+        service_tier: "default",
+      }),
+    },
   ]);
 }
 
@@ -197,14 +307,22 @@ function number(events: Obj[]): Obj[] {
 /** SSE as OpenAI writes it: `event:` + `data:`, numbers like 1.0, no [DONE]. */
 function sse(events: Obj[]): string {
   return events
-    .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e).replace(/"(temperature|top_p|presence_penalty|frequency_penalty)":(-?\d+)(?=[,}])/g, '"$1":$2.0')}\n\n`)
+    .map(
+      (e) =>
+        `event: ${e.type}\ndata: ${JSON.stringify(e).replace(/"(temperature|top_p|presence_penalty|frequency_penalty)":(-?\d+)(?=[,}])/g, '"$1":$2.0')}\n\n`,
+    )
     .join("");
 }
 
 const show = (vs: Violation[]) => vs.map(formatViolation).join("\n");
 /** Asserts one violation at this event whose path and message match. */
 function expectViolation(vs: Violation[], event: number | null, path: string | RegExp, message?: RegExp) {
-  const hit = vs.find((v) => v.event === event && (typeof path === "string" ? v.path === path : path.test(v.path)) && (!message || message.test(v.message)));
+  const hit = vs.find(
+    (v) =>
+      v.event === event &&
+      (typeof path === "string" ? v.path === path : path.test(v.path)) &&
+      (!message || message.test(v.message)),
+  );
   expect(hit, `no violation at #${event} ${path} ${message ?? ""} in:\n${show(vs)}`).toBeDefined();
 }
 
@@ -232,10 +350,28 @@ describe("openai-dialect schemas accept what api.openai.com sends", () => {
       billing: { payer: "developer" },
       moderation: null,
       tool_usage: { web_search: { num_requests: 0 } },
-      tools: [{ type: "function", description: null, name: "f", output_schema: null, parameters: { type: "object" }, strict: true }],
+      tools: [
+        {
+          type: "function",
+          description: null,
+          name: "f",
+          output_schema: null,
+          parameters: { type: "object" },
+          strict: true,
+        },
+      ],
     });
     expect(show(validateOpenAIResponse(body))).toBe("");
-    expect(show(validateOpenAIResponse(JSON.stringify(body).replace('"temperature":1', '"temperature":1.0').replace('"top_p":1', '"top_p":1.0').replace(/"(presence|frequency)_penalty":0/g, '"$1_penalty":0.0')))).toBe("");
+    expect(
+      show(
+        validateOpenAIResponse(
+          JSON.stringify(body)
+            .replace('"temperature":1', '"temperature":1.0')
+            .replace('"top_p":1', '"top_p":1.0')
+            .replace(/"(presence|frequency)_penalty":0/g, '"$1_penalty":0.0'),
+        ),
+      ),
+    ).toBe("");
   });
 
   it("a queued background body says service_tier auto, and so may a failed one", () => {
@@ -244,9 +380,19 @@ describe("openai-dialect schemas accept what api.openai.com sends", () => {
   });
 
   it("an HTTP error body and the headers", () => {
-    const body = { error: { message: "Invalid 'temperature': decimal below minimum value.", type: "invalid_request_error", param: "temperature", code: "decimal_below_min_value" } };
+    const body = {
+      error: {
+        message: "Invalid 'temperature': decimal below minimum value.",
+        type: "invalid_request_error",
+        param: "temperature",
+        code: "decimal_below_min_value",
+      },
+    };
     expect(validateOpenAIErrorBody(body)).toEqual([]);
-    const headers = new Headers({ "content-type": "text/event-stream; charset=utf-8", "x-request-id": "req_4c1a9e0b7d2f48a6b3e5c7d9f1a2b3c4" });
+    const headers = new Headers({
+      "content-type": "text/event-stream; charset=utf-8",
+      "x-request-id": "req_4c1a9e0b7d2f48a6b3e5c7d9f1a2b3c4",
+    });
     expect(validateOpenAIHeaders(headers, "sse")).toEqual([]);
   });
 
@@ -299,7 +445,13 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
   });
 
   it("reasoning: null, and summary 'auto' echoed unresolved", () => {
-    const a = snapshot({ status: "completed", completed_at: 1, usage: USAGE, service_tier: "default", reasoning: null });
+    const a = snapshot({
+      status: "completed",
+      completed_at: 1,
+      usage: USAGE,
+      service_tier: "default",
+      reasoning: null,
+    });
     expectViolation(validateOpenAIResponse(a), null, "$.reasoning");
     const b = { ...a, reasoning: { effort: "low", summary: "auto" } };
     expectViolation(validateOpenAIResponse(b), null, "$.reasoning.summary");
@@ -307,7 +459,14 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
 
   it("the spec's raw reasoning event names", () => {
     const evs = textStream();
-    evs.splice(5, 0, { type: "response.reasoning.delta", sequence_number: 5, item_id: MSG, output_index: 0, content_index: 0, delta: "x" });
+    evs.splice(5, 0, {
+      type: "response.reasoning.delta",
+      sequence_number: 5,
+      item_id: MSG,
+      output_index: 0,
+      content_index: 0,
+      delta: "x",
+    });
     const vs = validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e)));
     expectViolation(vs, 5, "$.type", /response\.reasoning_text\.delta/);
   });
@@ -370,7 +529,12 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
 
     const twice = textStream();
     twice.splice(8, 0, { ...clone(twice.at(-1)!), sequence_number: 8 });
-    expectViolation(validateOpenAIStream(number(twice.map(({ sequence_number: _, ...e }) => e))), 8, "$.type", /exactly one terminal/);
+    expectViolation(
+      validateOpenAIStream(number(twice.map(({ sequence_number: _, ...e }) => e))),
+      8,
+      "$.type",
+      /exactly one terminal/,
+    );
 
     const changed = textStream();
     changed.at(-1)!.response.output[0].content[0].text = "Hello world";
@@ -401,16 +565,32 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
     const evs = fileCitedStream();
     const [annotation] = evs.splice(6, 1);
     evs.splice(7, 0, annotation);
-    expectViolation(validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e))), 7, "$", /right after that delta/);
+    expectViolation(
+      validateOpenAIStream(number(evs.map(({ sequence_number: _, ...e }) => e))),
+      7,
+      "$",
+      /right after that delta/,
+    );
   });
 
   it("a file_citation before its sentence is streamed, or with url_citation's keys", () => {
     const early = fileCitedStream();
     const [annotation] = early.splice(6, 1);
     early.splice(5, 0, annotation);
-    expectViolation(validateOpenAIStream(number(early.map(({ sequence_number: _, ...e }) => e))), 5, "$.annotation.index", /not streamed yet/);
+    expectViolation(
+      validateOpenAIStream(number(early.map(({ sequence_number: _, ...e }) => e))),
+      5,
+      "$.annotation.index",
+      /not streamed yet/,
+    );
     const wrong = fileCitedStream();
-    wrong[6].annotation = { type: "file_citation", file_id: "file-R4bFX", filename: "policy.pdf", start_index: 0, end_index: 21 };
+    wrong[6].annotation = {
+      type: "file_citation",
+      file_id: "file-R4bFX",
+      filename: "policy.pdf",
+      start_index: 0,
+      end_index: 21,
+    };
     expectViolation(validateOpenAIStream(wrong), 6, /annotation/);
   });
 
@@ -422,13 +602,19 @@ describe("openai-dialect schemas reject what api.openai.com does not send", () =
   });
 
   it("HTTP errors with the spec's spellings, and missing headers", () => {
-    expect(validateOpenAIErrorBody({ error: { message: "Bad request", type: "invalid_request", param: null, code: "invalid_value" } }).map((v) => v.path)).toEqual(["$.error.type"]);
+    expect(
+      validateOpenAIErrorBody({
+        error: { message: "Bad request", type: "invalid_request", param: null, code: "invalid_value" },
+      }).map((v) => v.path),
+    ).toEqual(["$.error.type"]);
     const vs = validateOpenAIHeaders(new Headers({ "content-type": "text/event-stream" }), "sse");
     expect(vs.map((v) => v.path).sort()).toEqual(["headers.content-type", "headers.x-request-id"]);
   });
 
   it("the response schema is strict at every level", () => {
-    const r = Response.safeParse(snapshot({ usage: { ...USAGE, output_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } } }));
+    const r = Response.safeParse(
+      snapshot({ usage: { ...USAGE, output_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } } }),
+    );
     expect(r.success).toBe(false);
     expect(r.error!.issues[0].path).toEqual(["usage", "output_tokens_details"]);
   });

@@ -47,7 +47,12 @@ export const REQUEST_ID = /^req_[A-Za-z0-9]{16,}$/;
 const int = z.int();
 
 export const TopLogProb = z.strictObject({ token: z.string(), logprob: z.number(), bytes: z.array(int) });
-export const LogProb = z.strictObject({ token: z.string(), logprob: z.number(), bytes: z.array(int), top_logprobs: z.array(TopLogProb) });
+export const LogProb = z.strictObject({
+  token: z.string(),
+  logprob: z.number(),
+  bytes: z.array(int),
+  top_logprobs: z.array(TopLogProb),
+});
 
 export const UrlCitation = z.strictObject({
   type: z.literal("url_citation"),
@@ -111,7 +116,16 @@ export const Reasoning = z.strictObject({
 // Hosted-tool items, as recorded (vercel/ai __fixtures__, pydantic-ai cassettes): one schema for
 // the item as added (in progress, the later fields empty) and as done.
 
-const hostedStatus = z.enum(["in_progress", "searching", "interpreting", "generating", "calling", "completed", "incomplete", "failed"]);
+const hostedStatus = z.enum([
+  "in_progress",
+  "searching",
+  "interpreting",
+  "generating",
+  "calling",
+  "completed",
+  "incomplete",
+  "failed",
+]);
 
 /** `action` is on the done item only; `sources` only when `include` has `web_search_call.action.sources`. */
 export const WebSearchCall = z.strictObject({
@@ -135,7 +149,12 @@ export const CodeInterpreterCall = z.strictObject({
   code: z.string().nullable(),
   container_id: z.string(),
   outputs: z
-    .array(z.discriminatedUnion("type", [z.strictObject({ type: z.literal("logs"), logs: z.string() }), z.strictObject({ type: z.literal("image"), url: z.string() })]))
+    .array(
+      z.discriminatedUnion("type", [
+        z.strictObject({ type: z.literal("logs"), logs: z.string() }),
+        z.strictObject({ type: z.literal("image"), url: z.string() }),
+      ]),
+    )
     .nullable(),
 });
 
@@ -171,7 +190,14 @@ export const McpListTools = z.strictObject({
   type: z.literal("mcp_list_tools"),
   status: hostedStatus.optional(),
   server_label: z.string(),
-  tools: z.array(z.strictObject({ name: z.string(), description: z.string().nullable(), input_schema: z.record(z.string(), z.unknown()), annotations: z.record(z.string(), z.unknown()).nullable() })),
+  tools: z.array(
+    z.strictObject({
+      name: z.string(),
+      description: z.string().nullable(),
+      input_schema: z.record(z.string(), z.unknown()),
+      annotations: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
   error: z.string().nullable(),
 });
 
@@ -260,7 +286,16 @@ export const ToolChoice = z.union([
     mode: z.enum(["auto", "required"]),
     tools: z.array(z.looseObject({ type: z.string() })),
   }),
-  z.strictObject({ type: z.enum(["web_search", "web_search_preview", "file_search", "code_interpreter", "image_generation", "tool_search"]) }),
+  z.strictObject({
+    type: z.enum([
+      "web_search",
+      "web_search_preview",
+      "file_search",
+      "code_interpreter",
+      "image_generation",
+      "tool_search",
+    ]),
+  }),
 ]);
 
 export const TextFormat = z.discriminatedUnion("type", [
@@ -374,7 +409,12 @@ const obfuscation = z.string().optional();
 /** A hosted tool's own events: `type, sequence_number, output_index, item_id`. */
 const inItem = { ...seq, output_index: int, item_id: z.string() };
 const hostedPhases = <F extends string, P extends string>(family: F, phases: P[]) =>
-  Object.fromEntries(phases.map((p) => [`response.${family}.${p}`, z.strictObject({ type: z.literal(`response.${family}.${p}`), ...inItem })])) as unknown as Record<`response.${F}.${P}`, z.ZodType>;
+  Object.fromEntries(
+    phases.map((p) => [
+      `response.${family}.${p}`,
+      z.strictObject({ type: z.literal(`response.${family}.${p}`), ...inItem }),
+    ]),
+  ) as unknown as Record<`response.${F}.${P}`, z.ZodType>;
 
 const lifecycle = <T extends string>(type: T) => z.strictObject({ type: z.literal(type), ...seq, response: Response });
 
@@ -385,8 +425,18 @@ export const EVENT_SCHEMAS = {
   "response.completed": lifecycle("response.completed"),
   "response.incomplete": lifecycle("response.incomplete"),
   "response.failed": lifecycle("response.failed"),
-  "response.output_item.added": z.strictObject({ type: z.literal("response.output_item.added"), ...seq, output_index: int, item: OutputItem }),
-  "response.output_item.done": z.strictObject({ type: z.literal("response.output_item.done"), ...seq, output_index: int, item: OutputItem }),
+  "response.output_item.added": z.strictObject({
+    type: z.literal("response.output_item.added"),
+    ...seq,
+    output_index: int,
+    item: OutputItem,
+  }),
+  "response.output_item.done": z.strictObject({
+    type: z.literal("response.output_item.done"),
+    ...seq,
+    output_index: int,
+    item: OutputItem,
+  }),
   "response.content_part.added": z.strictObject({
     type: z.literal("response.content_part.added"),
     ...inContent,
@@ -404,27 +454,62 @@ export const EVENT_SCHEMAS = {
     logprobs: z.array(LogProb),
     obfuscation,
   }),
-  "response.output_text.done": z.strictObject({ type: z.literal("response.output_text.done"), ...inContent, text: z.string(), logprobs: z.array(LogProb) }),
+  "response.output_text.done": z.strictObject({
+    type: z.literal("response.output_text.done"),
+    ...inContent,
+    text: z.string(),
+    logprobs: z.array(LogProb),
+  }),
   "response.output_text.annotation.added": z.strictObject({
     type: z.literal("response.output_text.annotation.added"),
     ...inContent,
     annotation_index: int,
     annotation: Annotation,
   }),
-  "response.refusal.delta": z.strictObject({ type: z.literal("response.refusal.delta"), ...inContent, delta: z.string(), obfuscation }),
-  "response.refusal.done": z.strictObject({ type: z.literal("response.refusal.done"), ...inContent, refusal: z.string() }),
+  "response.refusal.delta": z.strictObject({
+    type: z.literal("response.refusal.delta"),
+    ...inContent,
+    delta: z.string(),
+    obfuscation,
+  }),
+  "response.refusal.done": z.strictObject({
+    type: z.literal("response.refusal.done"),
+    ...inContent,
+    refusal: z.string(),
+  }),
   /** The raw reasoning events are `reasoning_text`, not the spec's `response.reasoning.*` (row 1). */
-  "response.reasoning_text.delta": z.strictObject({ type: z.literal("response.reasoning_text.delta"), ...inContent, delta: z.string(), obfuscation }),
-  "response.reasoning_text.done": z.strictObject({ type: z.literal("response.reasoning_text.done"), ...inContent, text: z.string() }),
-  "response.reasoning_summary_part.added": z.strictObject({ type: z.literal("response.reasoning_summary_part.added"), ...inSummary, part: SummaryText }),
-  "response.reasoning_summary_part.done": z.strictObject({ type: z.literal("response.reasoning_summary_part.done"), ...inSummary, part: SummaryText }),
+  "response.reasoning_text.delta": z.strictObject({
+    type: z.literal("response.reasoning_text.delta"),
+    ...inContent,
+    delta: z.string(),
+    obfuscation,
+  }),
+  "response.reasoning_text.done": z.strictObject({
+    type: z.literal("response.reasoning_text.done"),
+    ...inContent,
+    text: z.string(),
+  }),
+  "response.reasoning_summary_part.added": z.strictObject({
+    type: z.literal("response.reasoning_summary_part.added"),
+    ...inSummary,
+    part: SummaryText,
+  }),
+  "response.reasoning_summary_part.done": z.strictObject({
+    type: z.literal("response.reasoning_summary_part.done"),
+    ...inSummary,
+    part: SummaryText,
+  }),
   "response.reasoning_summary_text.delta": z.strictObject({
     type: z.literal("response.reasoning_summary_text.delta"),
     ...inSummary,
     delta: z.string(),
     obfuscation,
   }),
-  "response.reasoning_summary_text.done": z.strictObject({ type: z.literal("response.reasoning_summary_text.done"), ...inSummary, text: z.string() }),
+  "response.reasoning_summary_text.done": z.strictObject({
+    type: z.literal("response.reasoning_summary_text.done"),
+    ...inSummary,
+    text: z.string(),
+  }),
   "response.function_call_arguments.delta": z.strictObject({
     type: z.literal("response.function_call_arguments.delta"),
     ...seq,
@@ -446,10 +531,28 @@ export const EVENT_SCHEMAS = {
   ...hostedPhases("image_generation_call", ["in_progress", "generating", "completed"]),
   ...hostedPhases("mcp_list_tools", ["in_progress", "completed", "failed"]),
   ...hostedPhases("mcp_call", ["in_progress", "completed", "failed"]),
-  "response.code_interpreter_call_code.delta": z.strictObject({ type: z.literal("response.code_interpreter_call_code.delta"), ...inItem, delta: z.string(), obfuscation }),
-  "response.code_interpreter_call_code.done": z.strictObject({ type: z.literal("response.code_interpreter_call_code.done"), ...inItem, code: z.string() }),
-  "response.mcp_call_arguments.delta": z.strictObject({ type: z.literal("response.mcp_call_arguments.delta"), ...inItem, delta: z.string(), obfuscation }),
-  "response.mcp_call_arguments.done": z.strictObject({ type: z.literal("response.mcp_call_arguments.done"), ...inItem, arguments: z.string() }),
+  "response.code_interpreter_call_code.delta": z.strictObject({
+    type: z.literal("response.code_interpreter_call_code.delta"),
+    ...inItem,
+    delta: z.string(),
+    obfuscation,
+  }),
+  "response.code_interpreter_call_code.done": z.strictObject({
+    type: z.literal("response.code_interpreter_call_code.done"),
+    ...inItem,
+    code: z.string(),
+  }),
+  "response.mcp_call_arguments.delta": z.strictObject({
+    type: z.literal("response.mcp_call_arguments.delta"),
+    ...inItem,
+    delta: z.string(),
+    obfuscation,
+  }),
+  "response.mcp_call_arguments.done": z.strictObject({
+    type: z.literal("response.mcp_call_arguments.done"),
+    ...inItem,
+    arguments: z.string(),
+  }),
   "response.image_generation_call.partial_image": z.strictObject({
     type: z.literal("response.image_generation_call.partial_image"),
     ...inItem,
@@ -459,7 +562,12 @@ export const EVENT_SCHEMAS = {
   error: z.strictObject({
     type: z.literal("error"),
     ...seq,
-    error: z.strictObject({ type: z.string(), code: z.string().nullable(), message: z.string(), param: z.string().nullable() }),
+    error: z.strictObject({
+      type: z.string(),
+      code: z.string().nullable(),
+      message: z.string(),
+      param: z.string().nullable(),
+    }),
   }),
 } as const;
 
@@ -471,10 +579,21 @@ const OPENING = new Set(["response.created", "response.queued", "response.in_pro
 // ------------------------------------------------------------------ HTTP errors and headers
 
 /** The `type`s OpenAI's HTTP errors use (its error table). */
-export const OPENAI_ERROR_TYPES = ["invalid_request_error", "requests", "tokens", "insufficient_quota", "server_error"] as const;
+export const OPENAI_ERROR_TYPES = [
+  "invalid_request_error",
+  "requests",
+  "tokens",
+  "insufficient_quota",
+  "server_error",
+] as const;
 
 export const ErrorBody = z.strictObject({
-  error: z.strictObject({ message: z.string().min(1), type: z.enum(OPENAI_ERROR_TYPES), param: z.string().nullable(), code: z.string().nullable() }),
+  error: z.strictObject({
+    message: z.string().min(1),
+    type: z.enum(OPENAI_ERROR_TYPES),
+    param: z.string().nullable(),
+    code: z.string().nullable(),
+  }),
 });
 
 // ------------------------------------------------------------------ violations
@@ -492,12 +611,24 @@ export function formatViolation(v: Violation): string {
 }
 
 const jsonPath = (segments: readonly PropertyKey[], base = "$") =>
-  segments.reduce<string>((p, s) => (typeof s === "number" ? `${p}[${s}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(s)) ? `${p}.${String(s)}` : `${p}[${JSON.stringify(String(s))}]`), base);
+  segments.reduce<string>(
+    (p, s) =>
+      typeof s === "number"
+        ? `${p}[${s}]`
+        : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(s))
+          ? `${p}.${String(s)}`
+          : `${p}[${JSON.stringify(String(s))}]`,
+    base,
+  );
 
 function zodViolations(error: z.ZodError, event: number | null, base = "$"): Violation[] {
   return error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
-      return { event, path: jsonPath(issue.path, base), message: `key(s) api.openai.com does not send: ${issue.keys.join(", ")}` };
+      return {
+        event,
+        path: jsonPath(issue.path, base),
+        message: `key(s) api.openai.com does not send: ${issue.keys.join(", ")}`,
+      };
     }
     return { event, path: jsonPath(issue.path, base), message: issue.message };
   });
@@ -522,9 +653,17 @@ function itemIdViolations(item: Obj, responseId: string | undefined, event: numb
   const m = typeof item.id === "string" ? ITEM_ID.exec(item.id) : null;
   const want = ITEM_ID_PREFIX[item.type];
   if (!m || (want && m[1] !== want)) {
-    out.push({ event, path: `${path}.id`, message: `${JSON.stringify(item.id)} is not ${want ?? "a prefix"}_ + 50 lowercase hex` });
+    out.push({
+      event,
+      path: `${path}.id`,
+      message: `${JSON.stringify(item.id)} is not ${want ?? "a prefix"}_ + 50 lowercase hex`,
+    });
   } else if (responseId && RESPONSE_ID.test(responseId) && m[2].slice(0, 16) !== responseId.slice(5, 21)) {
-    out.push({ event, path: `${path}.id`, message: `${item.id} does not share the response id's first 16 hex (${responseId.slice(5, 21)})` });
+    out.push({
+      event,
+      path: `${path}.id`,
+      message: `${item.id} does not share the response id's first 16 hex (${responseId.slice(5, 21)})`,
+    });
   }
   if (item.type === "function_call" && !(typeof item.call_id === "string" && CALL_ID.test(item.call_id))) {
     out.push({ event, path: `${path}.call_id`, message: `${JSON.stringify(item.call_id)} is not call_ + 24 base62` });
@@ -535,7 +674,8 @@ function itemIdViolations(item: Obj, responseId: string | undefined, event: numb
 /** Checks of one response object shared by bodies and stream snapshots. */
 function responseViolations(r: Obj, event: number | null, base: string): Violation[] {
   const out: Violation[] = [];
-  if (typeof r.id === "string" && !RESPONSE_ID.test(r.id)) out.push({ event, path: `${base}.id`, message: `${r.id} is not resp_ + 50 lowercase hex` });
+  if (typeof r.id === "string" && !RESPONSE_ID.test(r.id))
+    out.push({ event, path: `${base}.id`, message: `${r.id} is not resp_ + 50 lowercase hex` });
   const output: unknown[] = Array.isArray(r.output) ? r.output : [];
   const seen = new Set<string>();
   output.forEach((item, i) => {
@@ -546,8 +686,17 @@ function responseViolations(r: Obj, event: number | null, base: string): Violati
       seen.add(item.id);
     }
     // Row 12: no summary unless reasoning.summary was asked.
-    if (item.type === "reasoning" && r.reasoning?.summary == null && Array.isArray(item.summary) && item.summary.length > 0) {
-      out.push({ event, path: `${base}.output[${i}].summary`, message: "a summary although reasoning.summary is null" });
+    if (
+      item.type === "reasoning" &&
+      r.reasoning?.summary == null &&
+      Array.isArray(item.summary) &&
+      item.summary.length > 0
+    ) {
+      out.push({
+        event,
+        path: `${base}.output[${i}].summary`,
+        message: "a summary although reasoning.summary is null",
+      });
     }
   });
   if (isObj(r.usage) && r.usage.total_tokens !== r.usage.input_tokens + r.usage.output_tokens) {
@@ -555,12 +704,15 @@ function responseViolations(r: Obj, event: number | null, base: string): Violati
   }
   switch (r.status) {
     case "completed":
-      if (r.completed_at === null) out.push({ event, path: `${base}.completed_at`, message: "null in a completed response" });
+      if (r.completed_at === null)
+        out.push({ event, path: `${base}.completed_at`, message: "null in a completed response" });
       if (r.usage === null) out.push({ event, path: `${base}.usage`, message: "null in a completed response" });
-      if (r.error !== null || r.incomplete_details !== null) out.push({ event, path: base, message: "a completed response with error or incomplete_details" });
+      if (r.error !== null || r.incomplete_details !== null)
+        out.push({ event, path: base, message: "a completed response with error or incomplete_details" });
       break;
     case "incomplete":
-      if (r.incomplete_details === null) out.push({ event, path: `${base}.incomplete_details`, message: "null in an incomplete response" });
+      if (r.incomplete_details === null)
+        out.push({ event, path: `${base}.incomplete_details`, message: "null in an incomplete response" });
       break;
     case "failed":
       if (r.error === null) out.push({ event, path: `${base}.error`, message: "null in a failed response" });
@@ -590,7 +742,11 @@ export function validateOpenAIResponse(body: unknown): Violation[] {
   out.push(...responseViolations(value, null, "$"));
   // Row 9 (and 17): a JSON body says "auto" only while queued (or failed, as recorded).
   if (!["queued", "failed"].includes(value.status) && value.service_tier === "auto") {
-    out.push({ event: null, path: "$.service_tier", message: `"auto" in a ${value.status} body; api.openai.com answers the tier it used ("default")` });
+    out.push({
+      event: null,
+      path: "$.service_tier",
+      message: `"auto" in a ${value.status} body; api.openai.com answers the tier it used ("default")`,
+    });
   }
   return out;
 }
@@ -613,7 +769,12 @@ function safeJson(text: string): unknown {
 export function validateOpenAIHeaders(headers: Headers, kind: "sse" | "json"): Violation[] {
   const out: Violation[] = [];
   const requestId = headers.get("x-request-id");
-  if (!requestId || !REQUEST_ID.test(requestId)) out.push({ event: null, path: "headers.x-request-id", message: `expected req_…, got ${JSON.stringify(requestId)}` });
+  if (!requestId || !REQUEST_ID.test(requestId))
+    out.push({
+      event: null,
+      path: "headers.x-request-id",
+      message: `expected req_…, got ${JSON.stringify(requestId)}`,
+    });
   const type = headers.get("content-type");
   const want = kind === "sse" ? "text/event-stream; charset=utf-8" : "application/json";
   if (type !== want && !(kind === "json" && type?.startsWith("application/json"))) {
@@ -631,18 +792,26 @@ export function parseOpenAISse(text: string): { events: unknown[]; raw: string[]
   const events: unknown[] = [];
   const raw: string[] = [];
   const violations: Violation[] = [];
-  if (text.includes("\r")) violations.push({ event: null, path: "(framing)", message: "\\r in the stream; lines end with \\n" });
+  if (text.includes("\r"))
+    violations.push({ event: null, path: "(framing)", message: "\\r in the stream; lines end with \\n" });
   for (const block of text.split("\n\n")) {
     const lines = block.split("\n").filter((l) => l.length > 0 && !l.startsWith(":"));
     if (lines.length === 0) continue;
-    const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim();
+    const event = lines
+      .find((l) => l.startsWith("event:"))
+      ?.slice(6)
+      .trim();
     const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
     if (data.length !== 1) {
       violations.push({ event: events.length, path: "(framing)", message: `a message with ${data.length} data lines` });
       continue;
     }
     if (data[0] === "[DONE]") {
-      violations.push({ event: null, path: "(framing)", message: "data: [DONE] — api.openai.com ends the stream after the terminal event, with no [DONE]" });
+      violations.push({
+        event: null,
+        path: "(framing)",
+        message: "data: [DONE] — api.openai.com ends the stream after the terminal event, with no [DONE]",
+      });
       continue;
     }
     const index = events.length;
@@ -653,7 +822,12 @@ export function parseOpenAISse(text: string): { events: unknown[]; raw: string[]
       violations.push({ event: index, path: "(framing)", message: "data is not JSON" });
       continue;
     }
-    if (!isObj(json) || json.type !== event) violations.push({ event: index, path: "$.type", message: `event line ${JSON.stringify(event)} differs from type` });
+    if (!isObj(json) || json.type !== event)
+      violations.push({
+        event: index,
+        path: "$.type",
+        message: `event line ${JSON.stringify(event)} differs from type`,
+      });
     if (isObj(json) && isObj(json.response)) violations.push(...floatViolations(data[0], index));
     events.push(json);
     raw.push(data[0]);
@@ -686,47 +860,71 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
   // Each event against its schema.
   events.forEach((ev, i) => {
     if (ev === "[DONE]") return out.push({ event: i, path: "$", message: "[DONE]: api.openai.com sends none" });
-    if (!isObj(ev) || typeof ev.type !== "string") return out.push({ event: i, path: "$", message: "not an event object" });
+    if (!isObj(ev) || typeof ev.type !== "string")
+      return out.push({ event: i, path: "$", message: "not an event object" });
     const schema = (EVENT_SCHEMAS as Record<string, z.ZodType>)[ev.type];
     if (!schema) {
-      const hint = ev.type.startsWith("response.reasoning.") ? ` (the spec's name; OpenAI sends response.reasoning_text.${ev.type.split(".").pop()})` : "";
+      const hint = ev.type.startsWith("response.reasoning.")
+        ? ` (the spec's name; OpenAI sends response.reasoning_text.${ev.type.split(".").pop()})`
+        : "";
       return out.push({ event: i, path: "$.type", message: `${ev.type} is not an event api.openai.com sends${hint}` });
     }
     const r = schema.safeParse(ev);
     if (!r.success) out.push(...zodViolations(r.error, i));
-    if (ev.sequence_number !== i) out.push({ event: i, path: "$.sequence_number", message: `expected ${i}, got ${ev.sequence_number}` });
+    if (ev.sequence_number !== i)
+      out.push({ event: i, path: "$.sequence_number", message: `expected ${i}, got ${ev.sequence_number}` });
   });
 
   const evs = events.map((e) => (isObj(e) ? e : {})) as Obj[];
   const types = evs.map((e) => e.type);
 
   // Opening and terminal.
-  if (types[0] !== "response.created") out.push({ event: 0, path: "$.type", message: "the stream must open with response.created" });
+  if (types[0] !== "response.created")
+    out.push({ event: 0, path: "$.type", message: "the stream must open with response.created" });
   const open = types[1] === "response.queued" ? 2 : 1;
-  if (types[open] !== "response.in_progress") out.push({ event: open, path: "$.type", message: "expected response.in_progress" });
+  if (types[open] !== "response.in_progress")
+    out.push({ event: open, path: "$.type", message: "expected response.in_progress" });
   const terminals = types.flatMap((t, i) => (TERMINAL.has(t) ? [i] : []));
   if (terminals.length !== 1 || terminals[0] !== evs.length - 1) {
-    out.push({ event: terminals[0] ?? null, path: "$.type", message: `expected exactly one terminal event, last; found at ${JSON.stringify(terminals)}` });
+    out.push({
+      event: terminals[0] ?? null,
+      path: "$.type",
+      message: `expected exactly one terminal event, last; found at ${JSON.stringify(terminals)}`,
+    });
   }
   const terminal = TERMINAL.has(types.at(-1)) ? evs.at(-1)! : undefined;
 
   // Snapshots: one id, the id shape, service_tier auto→default.
-  const snapshots = evs.flatMap((e, i) => (isObj(e.response) ? [{ i, r: e.response as Obj, type: e.type as string }] : []));
+  const snapshots = evs.flatMap((e, i) =>
+    isObj(e.response) ? [{ i, r: e.response as Obj, type: e.type as string }] : [],
+  );
   const responseId: string | undefined = snapshots[0]?.r.id;
   for (const { i, r, type } of snapshots) {
-    if (r.id !== responseId) out.push({ event: i, path: "$.response.id", message: `differs from the first snapshot's ${responseId}` });
-    if (OPENING.has(type) && Array.isArray(r.output) && r.output.length > 0) out.push({ event: i, path: "$.response.output", message: "not empty before any item" });
+    if (r.id !== responseId)
+      out.push({ event: i, path: "$.response.id", message: `differs from the first snapshot's ${responseId}` });
+    if (OPENING.has(type) && Array.isArray(r.output) && r.output.length > 0)
+      out.push({ event: i, path: "$.response.output", message: "not empty before any item" });
     out.push(...responseViolations(r, i, "$.response"));
   }
   const openingTiers = new Set(snapshots.filter((s) => OPENING.has(s.type)).map((s) => s.r.service_tier));
-  if (openingTiers.size > 1) out.push({ event: null, path: "$.response.service_tier", message: `differs between opening snapshots: ${[...openingTiers].join(", ")}` });
+  if (openingTiers.size > 1)
+    out.push({
+      event: null,
+      path: "$.response.service_tier",
+      message: `differs between opening snapshots: ${[...openingTiers].join(", ")}`,
+    });
   if (terminal && isObj(terminal.response) && openingTiers.size === 1) {
     const before = [...openingTiers][0];
     const after = terminal.response.service_tier;
     const want = before === "auto" ? "default" : before;
     // The recorded failure (insufficient_quota, before any output) kept "auto" in response.failed.
     const failedAuto = terminal.type === "response.failed" && before === "auto" && after === "auto";
-    if (after !== want && !failedAuto) out.push({ event: evs.length - 1, path: "$.response.service_tier", message: `${JSON.stringify(before)} while streaming must end as ${JSON.stringify(want)}, got ${JSON.stringify(after)}` });
+    if (after !== want && !failedAuto)
+      out.push({
+        event: evs.length - 1,
+        path: "$.response.service_tier",
+        message: `${JSON.stringify(before)} while streaming must end as ${JSON.stringify(want)}, got ${JSON.stringify(after)}`,
+      });
   }
   const summaryAsked = snapshots[0]?.r.reasoning?.summary != null;
 
@@ -742,24 +940,31 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
     const t: string = ev.type;
     if (TERMINAL.has(t)) break;
     const inItem = (p = "$") => {
-      if (!item) return out.push({ event: i, path: p, message: `${t} outside an item` }), false;
-      if (ev.output_index !== item.index) out.push({ event: i, path: "$.output_index", message: `expected ${item.index}` });
-      if ("item_id" in ev && ev.item_id !== item.id) out.push({ event: i, path: "$.item_id", message: `expected ${item.id}` });
+      if (!item) return (out.push({ event: i, path: p, message: `${t} outside an item` }), false);
+      if (ev.output_index !== item.index)
+        out.push({ event: i, path: "$.output_index", message: `expected ${item.index}` });
+      if ("item_id" in ev && ev.item_id !== item.id)
+        out.push({ event: i, path: "$.item_id", message: `expected ${item.id}` });
       return true;
     };
     switch (t) {
       case "response.output_item.added": {
         if (item) out.push({ event: i, path: "$", message: `item ${item.id} is still open` });
-        if (ev.output_index !== nextOutput) out.push({ event: i, path: "$.output_index", message: `expected ${nextOutput}` });
+        if (ev.output_index !== nextOutput)
+          out.push({ event: i, path: "$.output_index", message: `expected ${nextOutput}` });
         nextOutput++;
         const it: Obj = isObj(ev.item) ? ev.item : {};
         out.push(...itemIdViolations(it, responseId, i, "$.item"));
         if (ids.has(it.id)) out.push({ event: i, path: "$.item.id", message: `${it.id} is used twice` });
         ids.add(it.id);
-        if ("status" in it && it.status !== "in_progress") out.push({ event: i, path: "$.item.status", message: "must be in_progress" });
-        if (it.type === "function_call" && it.arguments !== "") out.push({ event: i, path: "$.item.arguments", message: "must be empty when added" });
-        if (Array.isArray(it.content) && it.content.length > 0) out.push({ event: i, path: "$.item.content", message: "must be empty when added" });
-        if (Array.isArray(it.summary) && it.summary.length > 0) out.push({ event: i, path: "$.item.summary", message: "must be empty when added" });
+        if ("status" in it && it.status !== "in_progress")
+          out.push({ event: i, path: "$.item.status", message: "must be in_progress" });
+        if (it.type === "function_call" && it.arguments !== "")
+          out.push({ event: i, path: "$.item.arguments", message: "must be empty when added" });
+        if (Array.isArray(it.content) && it.content.length > 0)
+          out.push({ event: i, path: "$.item.content", message: "must be empty when added" });
+        if (Array.isArray(it.summary) && it.summary.length > 0)
+          out.push({ event: i, path: "$.item.summary", message: "must be empty when added" });
         item = { index: ev.output_index, id: it.id, type: it.type, added: it };
         args = "";
         break;
@@ -769,14 +974,25 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (part) out.push({ event: i, path: "$", message: "a part is still open" });
         const it: Obj = isObj(ev.item) ? ev.item : {};
         if (it.id !== item!.id) out.push({ event: i, path: "$.item.id", message: `expected ${item!.id}` });
-        const finals = it.type === "mcp_call" || it.type === "mcp_list_tools" ? ["completed", "incomplete", "failed"] : ["completed", "incomplete"];
-        if ("status" in it && !finals.includes(it.status)) out.push({ event: i, path: "$.item.status", message: `must be ${finals.join(" or ")}` });
-        if (it.type === "code_interpreter_call" && it.code !== args) out.push({ event: i, path: "$.item.code", message: "differs from the streamed code" });
-        if (it.type === "mcp_call" && it.arguments !== args) out.push({ event: i, path: "$.item.arguments", message: "differs from the streamed arguments" });
+        const finals =
+          it.type === "mcp_call" || it.type === "mcp_list_tools"
+            ? ["completed", "incomplete", "failed"]
+            : ["completed", "incomplete"];
+        if ("status" in it && !finals.includes(it.status))
+          out.push({ event: i, path: "$.item.status", message: `must be ${finals.join(" or ")}` });
+        if (it.type === "code_interpreter_call" && it.code !== args)
+          out.push({ event: i, path: "$.item.code", message: "differs from the streamed code" });
+        if (it.type === "mcp_call" && it.arguments !== args)
+          out.push({ event: i, path: "$.item.arguments", message: "differs from the streamed arguments" });
         if (typeof it.encrypted_content === "string" && typeof item!.added.encrypted_content !== "string") {
-          out.push({ event: i, path: "$.item.encrypted_content", message: "on output_item.done but not on output_item.added (OpenAI sends it on both)" });
+          out.push({
+            event: i,
+            path: "$.item.encrypted_content",
+            message: "on output_item.done but not on output_item.added (OpenAI sends it on both)",
+          });
         }
-        if (it.type === "function_call" && it.arguments !== args) out.push({ event: i, path: "$.item.arguments", message: "differs from the streamed arguments" });
+        if (it.type === "function_call" && it.arguments !== args)
+          out.push({ event: i, path: "$.item.arguments", message: "differs from the streamed arguments" });
         done.push(it);
         item = null;
         break;
@@ -788,8 +1004,14 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         const kind = t.includes("summary") ? "summary" : "content";
         const index = kind === "summary" ? ev.summary_index : ev.content_index;
         part = { kind, index, type: ev.part?.type, text: "", before: 0 };
-        if ((ev.part?.text ?? ev.part?.refusal) !== "") out.push({ event: i, path: "$.part", message: "must be empty when added" });
-        if (kind === "summary" && !summaryAsked) out.push({ event: i, path: "$.type", message: "a summary although reasoning.summary is null (OpenAI sends none)" });
+        if ((ev.part?.text ?? ev.part?.refusal) !== "")
+          out.push({ event: i, path: "$.part", message: "must be empty when added" });
+        if (kind === "summary" && !summaryAsked)
+          out.push({
+            event: i,
+            path: "$.type",
+            message: "a summary although reasoning.summary is null (OpenAI sends none)",
+          });
         break;
       }
       case "response.content_part.done":
@@ -797,7 +1019,8 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if (!inItem()) break;
         const index = t.includes("summary") ? ev.summary_index : ev.content_index;
         if (!part || part.index !== index) out.push({ event: i, path: "$", message: "closes a part that is not open" });
-        else if ((ev.part?.text ?? ev.part?.refusal) !== part.text) out.push({ event: i, path: "$.part", message: "text differs from the deltas" });
+        else if ((ev.part?.text ?? ev.part?.refusal) !== part.text)
+          out.push({ event: i, path: "$.part", message: "text differs from the deltas" });
         part = null;
         break;
       }
@@ -806,7 +1029,12 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.reasoning_text.delta":
       case "response.reasoning_summary_text.delta": {
         if (!inItem()) break;
-        const want = { "response.output_text.delta": "output_text", "response.refusal.delta": "refusal", "response.reasoning_text.delta": "reasoning_text", "response.reasoning_summary_text.delta": "summary_text" }[t];
+        const want = {
+          "response.output_text.delta": "output_text",
+          "response.refusal.delta": "refusal",
+          "response.reasoning_text.delta": "reasoning_text",
+          "response.reasoning_summary_text.delta": "summary_text",
+        }[t];
         if (part?.type !== want) out.push({ event: i, path: "$.type", message: `not inside a ${want} part` });
         else {
           part.before = part.text.length;
@@ -820,7 +1048,8 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.reasoning_summary_text.done": {
         if (!inItem()) break;
         const whole = t === "response.refusal.done" ? ev.refusal : ev.text;
-        if (!part || whole !== part.text) out.push({ event: i, path: "$", message: "the whole text differs from the deltas" });
+        if (!part || whole !== part.text)
+          out.push({ event: i, path: "$", message: "the whole text differs from the deltas" });
         break;
       }
       case "response.output_text.annotation.added":
@@ -830,8 +1059,18 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
           // Row 18: right after the delta that completes the cited span (a file_citation's: the sentence ending at `index`), not later.
           const key = ev.annotation.type === "file_citation" ? "index" : "end_index";
           const end: number = ev.annotation[key];
-          if (part.text.length < end) out.push({ event: i, path: `$.annotation.${key}`, message: `cites text not streamed yet (${part.text.length} characters so far)` });
-          else if (part.before >= end) out.push({ event: i, path: "$", message: "comes later than the delta that completed its span (OpenAI sends it right after that delta)" });
+          if (part.text.length < end)
+            out.push({
+              event: i,
+              path: `$.annotation.${key}`,
+              message: `cites text not streamed yet (${part.text.length} characters so far)`,
+            });
+          else if (part.before >= end)
+            out.push({
+              event: i,
+              path: "$",
+              message: "comes later than the delta that completed its span (OpenAI sends it right after that delta)",
+            });
         }
         break;
       case "response.function_call_arguments.delta":
@@ -845,7 +1084,8 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
       case "response.code_interpreter_call_code.delta":
       case "response.mcp_call_arguments.delta":
         if (!inItem()) break;
-        if (!t.startsWith(`response.${item!.type}`)) out.push({ event: i, path: "$.type", message: `inside a ${item!.type}` });
+        if (!t.startsWith(`response.${item!.type}`))
+          out.push({ event: i, path: "$.type", message: `inside a ${item!.type}` });
         args += ev.delta;
         break;
       case "response.code_interpreter_call_code.done":
@@ -854,17 +1094,27 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
         if ((ev.code ?? ev.arguments) !== args) out.push({ event: i, path: "$", message: "differs from the deltas" });
         break;
       case "error":
-        if (types[i + 1] !== "response.failed") out.push({ event: i, path: "$.type", message: "an error event must be followed by response.failed" });
+        if (types[i + 1] !== "response.failed")
+          out.push({ event: i, path: "$.type", message: "an error event must be followed by response.failed" });
         else {
           const failed = evs[i + 1].response?.error;
           if (failed && (failed.message !== ev.error?.message || failed.code !== ev.error?.code)) {
-            out.push({ event: i + 1, path: "$.response.error", message: "differs from the error event's code and message" });
+            out.push({
+              event: i + 1,
+              path: "$.response.error",
+              message: "differs from the error event's code and message",
+            });
           }
         }
         break;
       default:
         // A hosted tool's status event: inside an item of its own type.
-        if (/^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_list_tools|mcp_call)\./.test(t) && inItem()) {
+        if (
+          /^response\.(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_list_tools|mcp_call)\./.test(
+            t,
+          ) &&
+          inItem()
+        ) {
           const family = t.split(".")[1];
           if (family !== item!.type) out.push({ event: i, path: "$.type", message: `inside a ${item!.type}` });
         }
@@ -875,10 +1125,15 @@ export function validateOpenAIStream(input: string | readonly unknown[]): Violat
   // The terminal output is the finished items (a failed stream may add the one it cut).
   if (terminal && isObj(terminal.response) && Array.isArray(terminal.response.output)) {
     const output: unknown[] = terminal.response.output;
-    if (terminal.type !== "response.failed" && item) out.push({ event: evs.length - 1, path: "$", message: `item ${(item as { id: string }).id} was never finished` });
+    if (terminal.type !== "response.failed" && item)
+      out.push({ event: evs.length - 1, path: "$", message: `item ${(item as { id: string }).id} was never finished` });
     const expected = terminal.type === "response.failed" ? output.slice(0, done.length) : output;
     if (!isDeepStrictEqual(expected, done)) {
-      out.push({ event: evs.length - 1, path: "$.response.output", message: "differs from the items of the output_item.done events" });
+      out.push({
+        event: evs.length - 1,
+        path: "$.response.output",
+        message: "differs from the items of the output_item.done events",
+      });
     }
   }
   return out;
@@ -910,5 +1165,7 @@ export function withoutVendor(events: readonly unknown[]): Obj[] {
 
 /** A response body without vendor items. */
 export function withoutVendorItems(response: Obj): Obj {
-  return Array.isArray(response.output) ? { ...response, output: response.output.filter((o: Obj) => !isVendor(o?.type)) } : response;
+  return Array.isArray(response.output)
+    ? { ...response, output: response.output.filter((o: Obj) => !isVendor(o?.type)) }
+    : response;
 }

@@ -31,7 +31,12 @@ export const ReasoningSummaryEnum = z.enum(["concise", "detailed", "auto"]);
 // ------------------------------------------------------------------ content parts
 
 export const TopLogProb = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.int()) });
-export const LogProb = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.int()), top_logprobs: z.array(TopLogProb) });
+export const LogProb = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  bytes: z.array(z.int()),
+  top_logprobs: z.array(TopLogProb),
+});
 
 /** `Annotation` is a `$ref` to `UrlCitationBody`, its only member. */
 export const UrlCitationBody = z.object({
@@ -54,8 +59,16 @@ export const TextContent = z.object({ type: z.literal("text"), text: z.string() 
 export const SummaryTextContent = z.object({ type: z.literal("summary_text"), text: z.string() });
 export const ReasoningTextContent = z.object({ type: z.literal("reasoning_text"), text: z.string() });
 export const RefusalContent = z.object({ type: z.literal("refusal"), refusal: z.string() });
-export const InputImageContent = z.object({ type: z.literal("input_image"), image_url: z.string().nullable(), detail: ImageDetail });
-export const InputFileContent = z.object({ type: z.literal("input_file"), filename: z.string().optional(), file_url: z.string().optional() });
+export const InputImageContent = z.object({
+  type: z.literal("input_image"),
+  image_url: z.string().nullable(),
+  detail: ImageDetail,
+});
+export const InputFileContent = z.object({
+  type: z.literal("input_file"),
+  filename: z.string().optional(),
+  file_url: z.string().optional(),
+});
 export const InputVideoContent = z.object({ type: z.literal("input_video"), video_url: z.string() });
 
 /** The eight-member content union used by reasoning items and by the `part` of streaming events. */
@@ -95,7 +108,10 @@ export const FunctionCallOutput = z.object({
   type: z.literal("function_call_output"),
   id: z.string(),
   call_id: z.string(),
-  output: z.union([z.string(), z.array(z.discriminatedUnion("type", [InputTextContent, InputImageContent, InputFileContent]))]),
+  output: z.union([
+    z.string(),
+    z.array(z.discriminatedUnion("type", [InputTextContent, InputImageContent, InputFileContent])),
+  ]),
   status: FunctionCallOutputStatusEnum,
 });
 export const ReasoningBody = z.object({
@@ -113,7 +129,13 @@ export const CompactionBody = z.object({
   created_by: z.string().optional(),
 });
 
-export const ItemField = z.discriminatedUnion("type", [Message, FunctionCall, FunctionCallOutput, ReasoningBody, CompactionBody]);
+export const ItemField = z.discriminatedUnion("type", [
+  Message,
+  FunctionCall,
+  FunctionCallOutput,
+  ReasoningBody,
+  CompactionBody,
+]);
 
 // ------------------------------------------------------------------ response configuration
 
@@ -127,7 +149,11 @@ export const FunctionTool = z.object({
 });
 
 export const FunctionToolChoice = z.object({ type: z.literal("function"), name: z.string().optional() });
-export const AllowedToolChoice = z.object({ type: z.literal("allowed_tools"), tools: z.array(FunctionToolChoice), mode: ToolChoiceValueEnum });
+export const AllowedToolChoice = z.object({
+  type: z.literal("allowed_tools"),
+  tools: z.array(FunctionToolChoice),
+  mode: ToolChoiceValueEnum,
+});
 export const ToolChoice = z.union([FunctionToolChoice, ToolChoiceValueEnum, AllowedToolChoice]);
 
 export const TextResponseFormat = z.object({ type: z.literal("text") });
@@ -236,7 +262,8 @@ export type ResponseResource = z.infer<typeof ResponseResource>;
 
 const seq = z.int();
 
-const lifecycle = <T extends string>(type: T) => z.object({ type: z.literal(type), sequence_number: seq, response: ResponseResource });
+const lifecycle = <T extends string>(type: T) =>
+  z.object({ type: z.literal(type), sequence_number: seq, response: ResponseResource });
 
 export const ResponseCreatedStreamingEvent = lifecycle("response.created");
 export const ResponseQueuedStreamingEvent = lifecycle("response.queued");
@@ -261,8 +288,16 @@ export const ResponseOutputItemDoneStreamingEvent = z.object({
 const contentIndexed = { sequence_number: seq, item_id: z.string(), output_index: z.int(), content_index: z.int() };
 const summaryIndexed = { sequence_number: seq, item_id: z.string(), output_index: z.int(), summary_index: z.int() };
 
-export const ResponseContentPartAddedStreamingEvent = z.object({ type: z.literal("response.content_part.added"), ...contentIndexed, part: ContentPart });
-export const ResponseContentPartDoneStreamingEvent = z.object({ type: z.literal("response.content_part.done"), ...contentIndexed, part: ContentPart });
+export const ResponseContentPartAddedStreamingEvent = z.object({
+  type: z.literal("response.content_part.added"),
+  ...contentIndexed,
+  part: ContentPart,
+});
+export const ResponseContentPartDoneStreamingEvent = z.object({
+  type: z.literal("response.content_part.done"),
+  ...contentIndexed,
+  part: ContentPart,
+});
 export const ResponseOutputTextDeltaStreamingEvent = z.object({
   type: z.literal("response.output_text.delta"),
   ...contentIndexed,
@@ -282,15 +317,27 @@ export const ResponseOutputTextAnnotationAddedStreamingEvent = z.object({
   annotation_index: z.int(),
   annotation: Annotation.nullable(),
 });
-export const ResponseRefusalDeltaStreamingEvent = z.object({ type: z.literal("response.refusal.delta"), ...contentIndexed, delta: z.string() });
-export const ResponseRefusalDoneStreamingEvent = z.object({ type: z.literal("response.refusal.done"), ...contentIndexed, refusal: z.string() });
+export const ResponseRefusalDeltaStreamingEvent = z.object({
+  type: z.literal("response.refusal.delta"),
+  ...contentIndexed,
+  delta: z.string(),
+});
+export const ResponseRefusalDoneStreamingEvent = z.object({
+  type: z.literal("response.refusal.done"),
+  ...contentIndexed,
+  refusal: z.string(),
+});
 export const ResponseReasoningDeltaStreamingEvent = z.object({
   type: z.literal("response.reasoning.delta"),
   ...contentIndexed,
   delta: z.string(),
   obfuscation: z.string().optional(),
 });
-export const ResponseReasoningDoneStreamingEvent = z.object({ type: z.literal("response.reasoning.done"), ...contentIndexed, text: z.string() });
+export const ResponseReasoningDoneStreamingEvent = z.object({
+  type: z.literal("response.reasoning.done"),
+  ...contentIndexed,
+  text: z.string(),
+});
 export const ResponseReasoningSummaryPartAddedStreamingEvent = z.object({
   type: z.literal("response.reasoning_summary_part.added"),
   ...summaryIndexed,

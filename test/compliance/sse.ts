@@ -36,7 +36,9 @@ export interface SseParseResult {
 }
 
 const typeOf = (data: unknown): string | undefined =>
-  typeof data === "object" && data !== null && typeof (data as { type?: unknown }).type === "string" ? (data as { type: string }).type : undefined;
+  typeof data === "object" && data !== null && typeof (data as { type?: unknown }).type === "string"
+    ? (data as { type: string }).type
+    : undefined;
 
 /** Reads a `fetch` Response body as SSE and validates every event. */
 export async function parseSseStream(response: Response): Promise<SseParseResult> {

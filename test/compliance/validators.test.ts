@@ -15,8 +15,20 @@ import {
 } from "./schemas.js";
 import { parseSseStream } from "./sse.js";
 
-const usage = { input_tokens: 3, output_tokens: 4, total_tokens: 7, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
-const message = { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hi.", annotations: [] }] };
+const usage = {
+  input_tokens: 3,
+  output_tokens: 4,
+  total_tokens: 7,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens_details: { reasoning_tokens: 0 },
+};
+const message = {
+  type: "message",
+  id: "msg_1",
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text: "Hi.", annotations: [] }],
+};
 
 function response(): Record<string, unknown> {
   return {
@@ -59,7 +71,10 @@ function sampleEvents(): Record<string, unknown>[] {
   const ci = { item_id: "msg_1", output_index: 0, content_index: 0 };
   const si = { item_id: "rs_1", output_index: 0, summary_index: 0 };
   const events: Record<string, unknown>[] = [
-    ...["created", "queued", "in_progress", "completed", "failed", "incomplete"].map((s) => ({ type: `response.${s}`, response: response() })),
+    ...["created", "queued", "in_progress", "completed", "failed", "incomplete"].map((s) => ({
+      type: `response.${s}`,
+      response: response(),
+    })),
     { type: "response.output_item.added", output_index: 0, item: message },
     { type: "response.output_item.done", output_index: 0, item: null },
     { type: "response.reasoning_summary_part.added", ...si, part: { type: "summary_text", text: "" } },
@@ -74,7 +89,12 @@ function sampleEvents(): Record<string, unknown>[] {
     { type: "response.reasoning.done", ...ci, text: "t" },
     { type: "response.reasoning_summary_text.delta", ...si, delta: "s" },
     { type: "response.reasoning_summary_text.done", ...si, text: "s" },
-    { type: "response.output_text.annotation.added", ...ci, annotation_index: 0, annotation: { type: "url_citation", url: "https://x", start_index: 0, end_index: 1, title: "x" } },
+    {
+      type: "response.output_text.annotation.added",
+      ...ci,
+      annotation_index: 0,
+      annotation: { type: "url_citation", url: "https://x", start_index: 0, end_index: 1, title: "x" },
+    },
     { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta: "{" },
     { type: "response.function_call_arguments.done", item_id: "fc_1", output_index: 0, arguments: "{}" },
     { type: "error", error: { type: "server_error", code: null, message: "boom", param: null } },
@@ -107,7 +127,8 @@ describe("compliance validators", () => {
       ["text", { format: { type: "text" }, verbosity: null }],
       ["error", { code: "x" }],
     ];
-    for (const [key, value] of bad) expect(ResponseResource.safeParse({ ...response(), [key]: value }).success, key).toBe(false);
+    for (const [key, value] of bad)
+      expect(ResponseResource.safeParse({ ...response(), [key]: value }).success, key).toBe(false);
   });
 
   it("the streaming union covers 24 types, accepts each sample and rejects each with a required key removed", () => {
@@ -128,13 +149,33 @@ describe("compliance validators", () => {
   });
 
   it("items, WebSocket errors and CompactResource follow their required keys", () => {
-    expect(ItemField.safeParse({ type: "reasoning", id: "rs", summary: [], encrypted_content: null }).success).toBe(false);
+    expect(ItemField.safeParse({ type: "reasoning", id: "rs", summary: [], encrypted_content: null }).success).toBe(
+      false,
+    );
     expect(ItemField.safeParse({ type: "compaction", id: "cmp" }).success).toBe(false);
-    expect(ItemField.safeParse({ type: "function_call", id: "fc", call_id: "c", name: "f", arguments: "{}", status: "completed" }).success).toBe(true);
-    expect(WebSocketErrorEvent.safeParse({ type: "error", status: 400, error: { code: "x", message: "y", extra: 1 } }).success).toBe(true);
+    expect(
+      ItemField.safeParse({
+        type: "function_call",
+        id: "fc",
+        call_id: "c",
+        name: "f",
+        arguments: "{}",
+        status: "completed",
+      }).success,
+    ).toBe(true);
+    expect(
+      WebSocketErrorEvent.safeParse({ type: "error", status: 400, error: { code: "x", message: "y", extra: 1 } })
+        .success,
+    ).toBe(true);
     expect(WebSocketErrorEvent.safeParse({ type: "error", status: 400, error: { message: "y" } }).success).toBe(false);
     expect(WebSocketErrorEvent.safeParse({ type: "error", error: { code: "x", message: "y" } }).success).toBe(false);
-    const compacted = { id: "c", object: "response.compaction", output: [{ type: "compaction", id: "cmp", encrypted_content: "e" }], created_at: 1, usage };
+    const compacted = {
+      id: "c",
+      object: "response.compaction",
+      output: [{ type: "compaction", id: "cmp", encrypted_content: "e" }],
+      created_at: 1,
+      usage,
+    };
     expect(CompactResource.safeParse(compacted).success).toBe(true);
     expect(CompactResource.safeParse({ ...compacted, usage: null }).success).toBe(false);
   });
@@ -155,7 +196,11 @@ describe("compliance validators", () => {
 
   it("the SSE parser reads messages split across chunks, takes the terminal response and sees [DONE]", async () => {
     const events = [
-      { type: "response.created", sequence_number: 0, response: { ...response(), status: "in_progress", completed_at: null, usage: null, output: [] } },
+      {
+        type: "response.created",
+        sequence_number: 0,
+        response: { ...response(), status: "in_progress", completed_at: null, usage: null, output: [] },
+      },
       { type: "response.completed", sequence_number: 1, response: response() },
     ];
     const text = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
@@ -167,7 +212,14 @@ describe("compliance validators", () => {
   });
 
   it("the SSE parser reports a mismatched event line, invalid JSON and schema errors", async () => {
-    const delta = { type: "response.output_text.delta", sequence_number: 0, item_id: "m", output_index: 0, content_index: 0, delta: "x" };
+    const delta = {
+      type: "response.output_text.delta",
+      sequence_number: 0,
+      item_id: "m",
+      output_index: 0,
+      content_index: 0,
+      delta: "x",
+    };
     const text = [
       `event: response.output_text.done\ndata: ${JSON.stringify(delta)}\n\n`,
       `event: response.output_text.delta\ndata: {"type":\ndata: "x"}\n\n`,
@@ -176,7 +228,9 @@ describe("compliance validators", () => {
     const result = await parseSseStream(chunked(text, 1000));
     expect(result.errors.some((e) => e.includes("does not match"))).toBe(true);
     expect(result.errors.filter((e) => e.startsWith("Failed to parse"))).toHaveLength(2);
-    expect(result.errors.some((e) => e.startsWith("Event validation failed for response.output_text.delta"))).toBe(true);
+    expect(result.errors.some((e) => e.startsWith("Event validation failed for response.output_text.delta"))).toBe(
+      true,
+    );
     expect(result.finalResponse).toBeNull();
     expect(result.sawDone).toBe(false);
   });

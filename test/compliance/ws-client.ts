@@ -9,7 +9,13 @@
  * `sequence_number`, the streaming ErrorStreamingEvent).
  */
 import { WebSocket } from "ws";
-import { ErrorStreamingEvent, formatIssues, StreamingEvent, TERMINAL_EVENT_TYPES, WebSocketErrorEvent } from "./schemas.js";
+import {
+  ErrorStreamingEvent,
+  formatIssues,
+  StreamingEvent,
+  TERMINAL_EVENT_TYPES,
+  WebSocketErrorEvent,
+} from "./schemas.js";
 
 export type Frame = { type?: unknown; [key: string]: unknown };
 
@@ -127,7 +133,8 @@ export class WsClient {
         return turn;
       }
       const check = StreamingEvent.safeParse(frame);
-      if (!check.success) turn.errors.push(`Event validation failed for ${String(frame.type)}: ${formatIssues(check.error).join("; ")}`);
+      if (!check.success)
+        turn.errors.push(`Event validation failed for ${String(frame.type)}: ${formatIssues(check.error).join("; ")}`);
       if (typeof frame.type === "string" && TERMINAL_EVENT_TYPES.has(frame.type)) {
         turn.finalResponse = (frame.response as Record<string, unknown> | undefined) ?? null;
         return turn;
@@ -159,7 +166,10 @@ export class WsClient {
 }
 
 /** Opens a WebSocket upgrade that the server must refuse: its HTTP status and JSON error body (rejects if the upgrade is accepted). */
-export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export function refusedUpgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.once("open", () => {

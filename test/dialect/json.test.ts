@@ -17,56 +17,110 @@ import { anyText } from "../robust/arbitraries.js";
 const RUNS = Number(process.env.ORM_FUZZ_RUNS ?? 1000);
 const json = fc.jsonValue({ maxDepth: 3 });
 /** Values JSON.stringify treats specially, in places JSON.stringify reaches them. */
-const awkward = fc.constantFrom<unknown>(undefined, NaN, Infinity, -0, () => 1, new Date(0), { toJSON: (k: string) => `key ${k}` }, [undefined], Object.create({ inherited: 1 }));
+const awkward = fc.constantFrom<unknown>(
+  undefined,
+  NaN,
+  Infinity,
+  -0,
+  () => 1,
+  new Date(0),
+  { toJSON: (k: string) => `key ${k}` },
+  [undefined],
+  Object.create({ inherited: 1 }),
+);
 
 describe("json.ts writes JSON.stringify's bytes", () => {
   it("quote: any string", () => {
-    fc.assert(fc.property(fc.oneof(anyText, fc.string({ unit: "binary" })), (s) => {
-          expect(quote(s)).toBe(JSON.stringify(s));
-        }), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.oneof(anyText, fc.string({ unit: "binary" })), (s) => {
+        expect(quote(s)).toBe(JSON.stringify(s));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it("events and responses: generated values, with and without a base", () => {
     const base = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 8 });
     fc.assert(
-      fc.property(base, fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(json, awkward), { maxKeys: 4 }), fc.constantFrom("in_progress", "completed", undefined), (b, extra, status) => {
-        // A snapshot as the emitter makes one: the base with a status, sometimes more.
-        const snapshot = status === undefined ? { ...b, ...extra } : { ...b, status };
-        expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot));
-        expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot)); // the second time, from what was kept
-        const event = { type: "response.in_progress", sequence_number: 1, ...extra, response: snapshot };
-        expect(eventJson(event, b)).toBe(JSON.stringify(event));
-        expect(eventJson(event)).toBe(JSON.stringify(event));
-      }),
+      fc.property(
+        base,
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(json, awkward), { maxKeys: 4 }),
+        fc.constantFrom("in_progress", "completed", undefined),
+        (b, extra, status) => {
+          // A snapshot as the emitter makes one: the base with a status, sometimes more.
+          const snapshot = status === undefined ? { ...b, ...extra } : { ...b, status };
+          expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot));
+          expect(responseJson(snapshot, b)).toBe(JSON.stringify(snapshot)); // the second time, from what was kept
+          const event = { type: "response.in_progress", sequence_number: 1, ...extra, response: snapshot };
+          expect(eventJson(event, b)).toBe(JSON.stringify(event));
+          expect(eventJson(event)).toBe(JSON.stringify(event));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it("events without a snapshot: generated flat and nested values, awkward ones included", () => {
-    const scalar = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant([]));
+    const scalar = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant([]),
+    );
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(scalar, json, awkward), { maxKeys: 9 }), (fields) => {
-        const event = { type: "response.output_text.delta", sequence_number: 3, ...fields };
-        expect(eventJson(event)).toBe(JSON.stringify(event));
-        expect(eventJson(event, { id: "resp_1" })).toBe(JSON.stringify(event));
-        // A "response" that is not an object is written like any other value.
-        expect(eventJson({ ...event, response: fields.x ?? "text" }, { id: "resp_1" })).toBe(JSON.stringify({ ...event, response: fields.x ?? "text" }));
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(scalar, json, awkward), { maxKeys: 9 }),
+        (fields) => {
+          const event = { type: "response.output_text.delta", sequence_number: 3, ...fields };
+          expect(eventJson(event)).toBe(JSON.stringify(event));
+          expect(eventJson(event, { id: "resp_1" })).toBe(JSON.stringify(event));
+          // A "response" that is not an object is written like any other value.
+          expect(eventJson({ ...event, response: fields.x ?? "text" }, { id: "resp_1" })).toBe(
+            JSON.stringify({ ...event, response: fields.x ?? "text" }),
+          );
+        },
+      ),
       { numRuns: RUNS },
     );
-    const delta = { type: "response.output_text.delta", sequence_number: 7, item_id: "msg_1", output_index: 0, content_index: 0, delta: ' "quoted"\n\u2028', logprobs: [], obfuscation: "abc" };
+    const delta = {
+      type: "response.output_text.delta",
+      sequence_number: 7,
+      item_id: "msg_1",
+      output_index: 0,
+      content_index: 0,
+      delta: ' "quoted"\n\u2028',
+      logprobs: [],
+      obfuscation: "abc",
+    };
     expect(eventJson(delta)).toBe(JSON.stringify(delta));
     expect(eventJson([1, 2])).toBe("[1,2]");
-    expect(eventJson(Object.assign(Object.create({ inherited: 1 }), { own: 2 }))).toBe(JSON.stringify(Object.assign(Object.create({ inherited: 1 }), { own: 2 })));
+    expect(eventJson(Object.assign(Object.create({ inherited: 1 }), { own: 2 }))).toBe(
+      JSON.stringify(Object.assign(Object.create({ inherited: 1 }), { own: 2 })),
+    );
   });
 
   it("delta events: the emitter's shapes, and near misses (other keys, order, values), awkward values included", () => {
     const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), anyText);
     const number = fc.oneof(fc.integer({ min: 0, max: 1e6 }), fc.constantFrom(-0, 0.5, 1e21, NaN, Infinity));
     const value = fc.oneof(text, number, json, awkward);
-    const logprob = fc.record({ token: text, logprob: fc.double({ noNaN: true, noDefaultInfinity: true }), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }), top_logprobs: fc.constant([]) });
+    const logprob = fc.record({
+      token: text,
+      logprob: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }),
+      top_logprobs: fc.constant([]),
+    });
     const shape = fc.record({
-      type: fc.oneof(fc.constantFrom("response.output_text.delta", "response.reasoning_summary_text.delta", "response.function_call_arguments.delta"), text),
+      type: fc.oneof(
+        fc.constantFrom(
+          "response.output_text.delta",
+          "response.reasoning_summary_text.delta",
+          "response.function_call_arguments.delta",
+        ),
+        text,
+      ),
       sequence_number: number,
       item_id: text,
       output_index: number,
@@ -76,11 +130,31 @@ describe("json.ts writes JSON.stringify's bytes", () => {
       logprobs: fc.option(fc.oneof(fc.array(logprob, { maxLength: 2 }), value), { nil: undefined }),
       obfuscation: fc.option(fc.oneof(text, value), { nil: undefined }),
       // A near miss: one key moved, renamed or added, or a value of another type.
-      miss: fc.option(fc.record({ kind: fc.constantFrom("move", "extra", "value"), key: fc.constantFrom("type", "sequence_number", "item_id", "output_index", "delta", "logprobs", "obfuscation"), value }), { nil: undefined }),
+      miss: fc.option(
+        fc.record({
+          kind: fc.constantFrom("move", "extra", "value"),
+          key: fc.constantFrom(
+            "type",
+            "sequence_number",
+            "item_id",
+            "output_index",
+            "delta",
+            "logprobs",
+            "obfuscation",
+          ),
+          value,
+        }),
+        { nil: undefined },
+      ),
     });
     fc.assert(
       fc.property(shape, (d) => {
-        const event: Record<string, unknown> = { type: d.type, sequence_number: d.sequence_number, item_id: d.item_id, output_index: d.output_index };
+        const event: Record<string, unknown> = {
+          type: d.type,
+          sequence_number: d.sequence_number,
+          item_id: d.item_id,
+          output_index: d.output_index,
+        };
         if (d.index !== null) event[d.index] = d.at;
         event.delta = d.delta;
         if (d.logprobs !== undefined) event.logprobs = d.logprobs;
@@ -111,7 +185,12 @@ describe("json.ts writes JSON.stringify's bytes", () => {
   });
 
   it("many answers' snapshots interleaved (more than are kept): each text is its own, kept or not", () => {
-    const bases = Array.from({ length: 40 }, (_, i) => ({ id: `resp_${i}`, status: "in_progress", output: [] as unknown[], n: i }));
+    const bases = Array.from({ length: 40 }, (_, i) => ({
+      id: `resp_${i}`,
+      status: "in_progress",
+      output: [] as unknown[],
+      n: i,
+    }));
     for (const round of [0, 1, 2]) {
       for (const base of round === 1 ? [...bases].reverse() : bases) {
         const snapshot = { ...base };
@@ -135,7 +214,12 @@ describe("json.ts writes JSON.stringify's bytes", () => {
       for (const scenario of ["auto", ...library.map((s) => s.name)]) {
         let answer;
         try {
-          const request = CreateResponseBody.parse({ model: "m", input: "What's the weather in Paris? Think first.", reasoning: { effort: "low", summary: "auto" }, stream: true });
+          const request = CreateResponseBody.parse({
+            model: "m",
+            input: "What's the weather in Paris? Think first.",
+            reasoning: { effort: "low", summary: "auto" },
+            stream: true,
+          });
           answer = answerRequest({ registry, request, seed: 7, scenario, createdAt: 1_767_225_600, dialect });
         } catch {
           continue; // an http_error scenario
@@ -143,10 +227,14 @@ describe("json.ts writes JSON.stringify's bytes", () => {
         for (const event of answer.events) {
           // What the renderer produced, serialised by JSON.stringify (toJson), with the dialect's floats.
           const rendered = renderEvent(dialect, event, answer.plan) as { type: string };
-          expect(eventFrame(dialect, event, answer.plan)).toBe(`event: ${rendered.type}\ndata: ${toJson(dialect, rendered)}\n\n`);
+          expect(eventFrame(dialect, event, answer.plan)).toBe(
+            `event: ${rendered.type}\ndata: ${toJson(dialect, rendered)}\n\n`,
+          );
           frames++;
         }
-        expect(responseBody(dialect, answer.response, answer.plan)).toBe(toJson(dialect, renderResponse(dialect, answer.response, answer.plan)));
+        expect(responseBody(dialect, answer.response, answer.plan)).toBe(
+          toJson(dialect, renderResponse(dialect, answer.response, answer.plan)),
+        );
       }
     }
     expect(frames).toBeGreaterThan(500);

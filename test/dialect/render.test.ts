@@ -4,7 +4,18 @@
  * api.openai.com differs from the spec.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DIALECT, DIALECT_NAMES, dialectFromHeader, dialectHeaders, DIALECTS, eventFrame, renderError, renderEvent, renderResponse, responseBody } from "../../src/dialect/index.js";
+import {
+  DEFAULT_DIALECT,
+  DIALECT_NAMES,
+  dialectFromHeader,
+  dialectHeaders,
+  DIALECTS,
+  eventFrame,
+  renderError,
+  renderEvent,
+  renderResponse,
+  responseBody,
+} from "../../src/dialect/index.js";
 import { answerRequest } from "../../src/emit/index.js";
 import { createRegistry } from "../../src/scenario/registry.js";
 import { ApiError, CreateResponseBody, type StreamEvent } from "../../src/spec/index.js";
@@ -20,8 +31,18 @@ const registry = createRegistry(
         turns: [
           {
             steps: [
-              { type: "reasoning", summary: ["Think."], text: "raw thoughts here", encrypted_content: "gAAAAAB-opaque" },
-              { type: "message", text: "Read the spec and the guide.", chunk: { tokens: 1 }, annotations: [{ url: "https://example.com/spec", title: "Spec", start_index: 9, end_index: 13 }] },
+              {
+                type: "reasoning",
+                summary: ["Think."],
+                text: "raw thoughts here",
+                encrypted_content: "gAAAAAB-opaque",
+              },
+              {
+                type: "message",
+                text: "Read the spec and the guide.",
+                chunk: { tokens: 1 },
+                annotations: [{ url: "https://example.com/spec", title: "Spec", start_index: 9, end_index: 13 }],
+              },
             ],
           },
         ],
@@ -33,7 +54,14 @@ const registry = createRegistry(
 );
 
 const answer = (body: Record<string, unknown>, dialect = openai) =>
-  answerRequest({ registry, request: CreateResponseBody.parse({ model: "m", input: "hi", ...body }), seed: 1, scenario: "mixed", createdAt: 1_767_225_600, dialect });
+  answerRequest({
+    registry,
+    request: CreateResponseBody.parse({ model: "m", input: "hi", ...body }),
+    seed: 1,
+    scenario: "mixed",
+    createdAt: 1_767_225_600,
+    dialect,
+  });
 
 describe("the spec dialect", () => {
   it("is the default and renders every value as it is (no copy)", () => {
@@ -42,12 +70,24 @@ describe("the spec dialect", () => {
     const a = answer({}, DEFAULT_DIALECT);
     for (const e of a.events) expect(renderEvent(DEFAULT_DIALECT, e, a.plan)).toBe(e);
     expect(renderResponse(DEFAULT_DIALECT, a.response, a.plan)).toBe(a.response);
-    expect(eventFrame(DEFAULT_DIALECT, a.events[0], a.plan)).toBe(`event: response.created\ndata: ${JSON.stringify(a.events[0])}\n\n`);
+    expect(eventFrame(DEFAULT_DIALECT, a.events[0], a.plan)).toBe(
+      `event: response.created\ndata: ${JSON.stringify(a.events[0])}\n\n`,
+    );
   });
 
   it("spells errors as the spec table does", () => {
-    const e = new ApiError({ status: 400, code: "value_below_minimum", param: "temperature", message: "m", bound: { side: "below", limit: 0, got: -1 } });
-    expect(renderError(DEFAULT_DIALECT, e)).toEqual({ status: 400, headers: {}, body: { error: { type: "invalid_request", code: "value_below_minimum", param: "temperature", message: "m" } } });
+    const e = new ApiError({
+      status: 400,
+      code: "value_below_minimum",
+      param: "temperature",
+      message: "m",
+      bound: { side: "below", limit: 0, got: -1 },
+    });
+    expect(renderError(DEFAULT_DIALECT, e)).toEqual({
+      status: 400,
+      headers: {},
+      body: { error: { type: "invalid_request", code: "value_below_minimum", param: "temperature", message: "m" } },
+    });
     expect(dialectHeaders(DEFAULT_DIALECT, "resp_x", 3)).toEqual({});
   });
 });
@@ -72,7 +112,11 @@ describe("the openai dialect", () => {
   it("sends each annotation right after the delta that completes the cited span", () => {
     const a = answer({});
     const i = a.events.findIndex((e) => e.type === "response.output_text.annotation.added");
-    const before = a.events.slice(0, i).filter((e) => e.type === "response.output_text.delta").map((e) => (e as { delta: string }).delta).join("");
+    const before = a.events
+      .slice(0, i)
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => (e as { delta: string }).delta)
+      .join("");
     expect(before.length).toBeGreaterThanOrEqual(13);
     expect(before.length - (a.events[i - 1] as { delta: string }).delta.length).toBeLessThan(13);
     expect(a.events[i - 1].type).toBe("response.output_text.delta");
@@ -84,12 +128,18 @@ describe("the openai dialect", () => {
 
   it("puts encrypted_content on output_item.added too, and logprobs [] on output_text parts", () => {
     const a = answer({});
-    const added = a.events.find((e) => e.type === "response.output_item.added" && (e as { item: { type: string } }).item.type === "reasoning")!;
+    const added = a.events.find(
+      (e) => e.type === "response.output_item.added" && (e as { item: { type: string } }).item.type === "reasoning",
+    )!;
     expect(added).not.toHaveProperty("item.encrypted_content");
     expect(renderEvent(openai, added, a.plan)).toHaveProperty("item.encrypted_content", "gAAAAAB-opaque");
-    const part = a.events.find((e) => e.type === "response.content_part.added" && (e as { part: { type: string } }).part.type === "output_text")!;
+    const part = a.events.find(
+      (e) => e.type === "response.content_part.added" && (e as { part: { type: string } }).part.type === "output_text",
+    )!;
     expect(renderEvent(openai, part, a.plan)).toHaveProperty("part.logprobs", []);
-    const message = (renderResponse(openai, a.response, a.plan) as { output: { type: string; content?: { logprobs?: unknown }[] }[] }).output.find((o) => o.type === "message")!;
+    const message = (
+      renderResponse(openai, a.response, a.plan) as { output: { type: string; content?: { logprobs?: unknown }[] }[] }
+    ).output.find((o) => o.type === "message")!;
     expect(message.content![0].logprobs).toEqual([]);
   });
 
@@ -104,7 +154,12 @@ describe("the openai dialect", () => {
     const created = renderEvent(openai, plain.events[0], plain.plan) as { response: Record<string, unknown> };
     expect(created.response.service_tier).toBe("auto");
 
-    const asked = answer({ reasoning: { summary: "auto" }, user: "u-1", prompt_cache_retention: "24h", text: { verbosity: "low" } } as Record<string, unknown>);
+    const asked = answer({
+      reasoning: { summary: "auto" },
+      user: "u-1",
+      prompt_cache_retention: "24h",
+      text: { verbosity: "low" },
+    } as Record<string, unknown>);
     const r2 = renderResponse(openai, asked.response, asked.plan) as Record<string, any>;
     expect(r2.reasoning).toEqual({ effort: "medium", summary: "detailed" });
     expect(r2.text.verbosity).toBe("low");
@@ -114,9 +169,25 @@ describe("the openai dialect", () => {
 
   it("echoes a json_schema format with its schema, and writes the sampling numbers as decimals", () => {
     const schema = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
-    const a = answerRequest({ registry, request: CreateResponseBody.parse({ model: "m", input: "json", text: { format: { type: "json_schema", name: "x", schema, strict: true } } }), seed: 1, createdAt: 1, dialect: openai });
+    const a = answerRequest({
+      registry,
+      request: CreateResponseBody.parse({
+        model: "m",
+        input: "json",
+        text: { format: { type: "json_schema", name: "x", schema, strict: true } },
+      }),
+      seed: 1,
+      createdAt: 1,
+      dialect: openai,
+    });
     const body = responseBody(openai, a.response, a.plan);
-    expect(JSON.parse(body).text.format).toEqual({ type: "json_schema", description: null, name: "x", schema, strict: true });
+    expect(JSON.parse(body).text.format).toEqual({
+      type: "json_schema",
+      description: null,
+      name: "x",
+      schema,
+      strict: true,
+    });
     expect(body).toContain('"temperature":1.0,');
     expect(body).toContain('"top_p":1.0,');
     expect(body).toContain('"frequency_penalty":0.0,');
@@ -124,19 +195,43 @@ describe("the openai dialect", () => {
   });
 
   it("spells errors as OpenAI does", () => {
-    const below = new ApiError({ status: 400, code: "value_below_minimum", param: "temperature", message: "spec words", bound: { side: "below", limit: 0, got: -1 } });
+    const below = new ApiError({
+      status: 400,
+      code: "value_below_minimum",
+      param: "temperature",
+      message: "spec words",
+      bound: { side: "below", limit: 0, got: -1 },
+    });
     expect(renderError(openai, below).body.error).toEqual({
       message: "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead.",
       type: "invalid_request_error",
       param: "temperature",
       code: "decimal_below_min_value",
     });
-    const tokens = new ApiError({ status: 400, code: "value_below_minimum", param: "max_output_tokens", message: "m", bound: { side: "below", limit: 16, got: 3 } });
+    const tokens = new ApiError({
+      status: 400,
+      code: "value_below_minimum",
+      param: "max_output_tokens",
+      message: "m",
+      bound: { side: "below", limit: 16, got: 3 },
+    });
     expect(renderError(openai, tokens).body.error.code).toBe("integer_below_min_value");
-    const rate = renderError(openai, new ApiError({ status: 429, type: "too_many_requests", code: "rate_limit_exceeded", message: "slow down", headers: { "retry-after": "2" } }));
+    const rate = renderError(
+      openai,
+      new ApiError({
+        status: 429,
+        type: "too_many_requests",
+        code: "rate_limit_exceeded",
+        message: "slow down",
+        headers: { "retry-after": "2" },
+      }),
+    );
     expect(rate.body.error).toMatchObject({ type: "requests", code: "rate_limit_exceeded" });
     expect(rate.headers).toMatchObject({ "retry-after": "2", "x-ratelimit-remaining-requests": "0" });
-    expect(renderError(openai, new ApiError({ status: 404, type: "not_found", code: "not_found", message: "gone" })).body.error).toMatchObject({ type: "invalid_request_error", code: null });
+    expect(
+      renderError(openai, new ApiError({ status: 404, type: "not_found", code: "not_found", message: "gone" })).body
+        .error,
+    ).toMatchObject({ type: "invalid_request_error", code: null });
     expect(Object.keys(renderError(openai, below).body.error)).toEqual(["message", "type", "param", "code"]);
   });
 

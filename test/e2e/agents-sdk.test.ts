@@ -13,7 +13,16 @@
  */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { Agent, OpenAIResponsesModel, OpenAIResponsesWSModel, run, setTracingDisabled, tool, type Model, type OpenAIClient } from "@openai/agents";
+import {
+  Agent,
+  OpenAIResponsesModel,
+  OpenAIResponsesWSModel,
+  run,
+  setTracingDisabled,
+  tool,
+  type Model,
+  type OpenAIClient,
+} from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket as WsWebSocket } from "ws";
 import { z } from "zod";
@@ -51,7 +60,10 @@ const weatherInput = z.object({ city: z.string() });
 
 function weatherTool() {
   const execute = vi.fn(async ({ city }: z.infer<typeof weatherInput>) => `${WEATHER} in ${city}`);
-  return { execute, tool: tool({ name: "get_weather", description: "Current weather for a city.", parameters: weatherInput, execute }) };
+  return {
+    execute,
+    tool: tool({ name: "get_weather", description: "Current weather for a city.", parameters: weatherInput, execute }),
+  };
 }
 
 type Transport = "http" | "websocket";
@@ -70,8 +82,16 @@ describe.each([
   let models: Model[] = [];
 
   function model(): Model {
-    const client = new OpenAIv7({ baseURL: server().baseURL, apiKey: "test-key", maxRetries: 0, defaultHeaders: { "x-mock-dialect": dialect } });
-    const m = transport === "websocket" ? new OpenAIResponsesWSModel(client, "mock-agent-model") : new OpenAIResponsesModel(client, "mock-agent-model");
+    const client = new OpenAIv7({
+      baseURL: server().baseURL,
+      apiKey: "test-key",
+      maxRetries: 0,
+      defaultHeaders: { "x-mock-dialect": dialect },
+    });
+    const m =
+      transport === "websocket"
+        ? new OpenAIResponsesWSModel(client, "mock-agent-model")
+        : new OpenAIResponsesModel(client, "mock-agent-model");
     models.push(m);
     return m;
   }
@@ -107,25 +127,41 @@ describe.each([
   it("a tool loop: the model calls the tool, and the final answer quotes its output", async () => {
     const from = nextSeq();
     const weather = weatherTool();
-    const agent = new Agent({ name: "Weather", instructions: "Use the tool for weather questions.", model: model(), tools: [weather.tool] });
+    const agent = new Agent({
+      name: "Weather",
+      instructions: "Use the tool for weather questions.",
+      model: model(),
+      tools: [weather.tool],
+    });
     const result = await run(agent, "What's the weather in Lisbon right now?");
 
     expect(weather.execute).toHaveBeenCalledTimes(1);
     expect(weather.execute.mock.calls[0][0].city).toMatch(/Lisbon/);
-    expect(result.newItems.map((i) => i.type)).toEqual(["tool_call_item", "tool_call_output_item", "message_output_item"]);
+    expect(result.newItems.map((i) => i.type)).toEqual([
+      "tool_call_item",
+      "tool_call_output_item",
+      "message_output_item",
+    ]);
     expect(typeof result.finalOutput).toBe("string");
     expect(result.finalOutput).toContain(`${WEATHER} in Lisbon`);
     expect(result.rawResponses).toHaveLength(2);
 
     expectTransport(since(from), 2);
-    const second = since(from).filter((e) => e.status === 200).at(-1)!.body as { input: Array<{ type?: string; output?: unknown }> };
+    const second = since(from)
+      .filter((e) => e.status === 200)
+      .at(-1)!.body as { input: Array<{ type?: string; output?: unknown }> };
     expect(second.input.find((i) => i.type === "function_call_output")?.output).toBe(`${WEATHER} in Lisbon`);
   });
 
   it("a streamed run: text deltas add up to finalOutput, the raw events are the dialect's, and the run completes", async () => {
     const from = nextSeq();
     const weather = weatherTool();
-    const agent = new Agent({ name: "Weather", instructions: "Use the tool for weather questions.", model: model(), tools: [weather.tool] });
+    const agent = new Agent({
+      name: "Weather",
+      instructions: "Use the tool for weather questions.",
+      model: model(),
+      tools: [weather.tool],
+    });
     const result = await run(agent, "What's the weather in Porto this evening?", { stream: true });
     const chunks: string[] = [];
     const responses: Array<Array<{ type: string; [k: string]: unknown }>> = [];

@@ -17,7 +17,9 @@ import { useServer } from "../support/server.js";
 
 const server = useServer({ seed: 5 });
 
-const FAILURE = JSON.parse(await readFile(fileURLToPath(new URL("../../scenarios/failure-mid-stream.json", import.meta.url)), "utf8"));
+const FAILURE = JSON.parse(
+  await readFile(fileURLToPath(new URL("../../scenarios/failure-mid-stream.json", import.meta.url)), "utf8"),
+);
 const FAILURE_MESSAGE: string = FAILURE.turns[0].end.error.message;
 
 const weatherInput = z.object({ city: z.string() });
@@ -25,7 +27,10 @@ const WEATHER = "rainy and 12C";
 
 function weatherTool() {
   const execute = vi.fn(async ({ city }: z.infer<typeof weatherInput>) => `${WEATHER} in ${city}`);
-  return { execute, tool: tool({ description: "Get the current weather for a city.", inputSchema: weatherInput, execute }) };
+  return {
+    execute,
+    tool: tool({ description: "Get the current weather for a city.", inputSchema: weatherInput, execute }),
+  };
 }
 
 async function collect<T extends ToolSet>(stream: AsyncIterable<TextStreamPart<T>>) {
@@ -107,7 +112,11 @@ describe.each(["openai", "open-responses"] as const)("@ai-sdk/openai responses m
     expect(errors.map((e) => (e as Error).message)).toEqual([FAILURE_MESSAGE]);
     expect(await result.finishReason).toBe("error");
     // The text streamed before the failure is the start of the scripted answer.
-    expect(FAILURE.turns[0].steps[0].text.startsWith(parts.flatMap((p) => (p.type === "text-delta" ? [p.text] : [])).join(""))).toBe(true);
+    expect(
+      FAILURE.turns[0].steps[0].text.startsWith(
+        parts.flatMap((p) => (p.type === "text-delta" ? [p.text] : [])).join(""),
+      ),
+    ).toBe(true);
   });
 
   it("accepts the hosted web_search tool with include web_search_call.action.sources", async () => {

@@ -223,7 +223,11 @@ describe("Vercel AI SDK against a server with an API key", () => {
   });
 
   it("rejects a missing key with a 401", async () => {
-    const error = await generateText({ model: providerFor(server())(MODEL), prompt: "Knock knock", maxRetries: 0 }).then(
+    const error = await generateText({
+      model: providerFor(server())(MODEL),
+      prompt: "Knock knock",
+      maxRetries: 0,
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );

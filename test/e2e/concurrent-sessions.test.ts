@@ -8,9 +8,11 @@ import { useMockServer } from "../../src/vitest.js";
 
 const mock = useMockServer();
 const ask = (headers: Record<string, string>) =>
-  fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ model: "m", input: "x" }) }).then(
-    async (r) => ((await r.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text,
-  );
+  fetch(`${mock.baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ model: "m", input: "x" }),
+  }).then(async (r) => ((await r.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text);
 
 describe.concurrent("concurrent tests in sessions", () => {
   it("a slow test keeps its journal and queue while a quick one ends", async () => {

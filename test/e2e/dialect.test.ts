@@ -17,7 +17,11 @@ const OPENAI = { "x-mock-dialect": "openai" };
 
 describe("x-mock-dialect: openai", () => {
   it("streams with OpenAI's content-type and headers, no [DONE], reasoning_text events and OpenAI ids", async () => {
-    const res = await postResponses(server(), { model: "m", input: "think", stream: true }, { ...OPENAI, "x-mock-scenario": "reasoning" });
+    const res = await postResponses(
+      server(),
+      { model: "m", input: "think", stream: true },
+      { ...OPENAI, "x-mock-scenario": "reasoning" },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(res.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
@@ -43,7 +47,8 @@ describe("x-mock-dialect: openai", () => {
     expect(body.reasoning).toEqual({ effort: null, summary: null });
     expect(body.user).toBeNull();
     expect(created.headers.get("x-request-id")).toMatch(/^req_/);
-    const get = (headers: Record<string, string>, query = "") => fetch(`${server().baseURL}/responses/${body.id}${query}`, { headers });
+    const get = (headers: Record<string, string>, query = "") =>
+      fetch(`${server().baseURL}/responses/${body.id}${query}`, { headers });
     const asOpenAI = await (await get(OPENAI)).json();
     expect(asOpenAI).toEqual(body);
     const asSpec = (await (await get({})).json()) as Record<string, unknown>;
@@ -61,23 +66,42 @@ describe("x-mock-dialect: openai", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(JSON.parse(res.text)).toEqual({
-      error: { message: "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead.", type: "invalid_request_error", param: "temperature", code: "decimal_below_min_value" },
+      error: {
+        message: "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 instead.",
+        type: "invalid_request_error",
+        param: "temperature",
+        code: "decimal_below_min_value",
+      },
     });
     const spec = JSON.parse((await postResponses(server(), { model: "m", input: "x", max_output_tokens: 3 })).text);
-    expect(spec.error).toMatchObject({ type: "invalid_request", code: "value_below_minimum", param: "max_output_tokens" });
+    expect(spec.error).toMatchObject({
+      type: "invalid_request",
+      code: "value_below_minimum",
+      param: "max_output_tokens",
+    });
     const missing = await fetch(`${server().baseURL}/responses/resp_nope`, { headers: OPENAI });
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { error: unknown }).error).toMatchObject({ type: "invalid_request_error", code: null });
+    expect(((await missing.json()) as { error: unknown }).error).toMatchObject({
+      type: "invalid_request_error",
+      code: null,
+    });
   });
 
   it("an unknown dialect is a 400 naming the header and the known dialects", async () => {
     const res = await postResponses(server(), { model: "m", input: "x" }, { "x-mock-dialect": "klingon" });
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.text).error).toMatchObject({ type: "invalid_request", code: "invalid_header", param: "x-mock-dialect", message: expect.stringContaining("open-responses, openai") });
+    expect(JSON.parse(res.text).error).toMatchObject({
+      type: "invalid_request",
+      code: "invalid_header",
+      param: "x-mock-dialect",
+      message: expect.stringContaining("open-responses, openai"),
+    });
   });
 
   it("holds for every turn of a WebSocket whose upgrade request names it", async () => {
-    const ws = new WebSocket(`${server().baseURL.replace("http", "ws")}/responses`, { headers: { ...OPENAI, "x-mock-scenario": "reasoning" } });
+    const ws = new WebSocket(`${server().baseURL.replace("http", "ws")}/responses`, {
+      headers: { ...OPENAI, "x-mock-scenario": "reasoning" },
+    });
     await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
     const events: Record<string, any>[] = [];
     const done = new Promise<void>((resolve) =>
@@ -101,12 +125,18 @@ describe("the dialect option", () => {
     try {
       const a = await postResponses(mock, { model: "m", input: "x", stream: true });
       expect(a.text).not.toContain("[DONE]");
-      const b = await postResponses(mock, { model: "m", input: "x", stream: true }, { "x-mock-dialect": "open-responses" });
+      const b = await postResponses(
+        mock,
+        { model: "m", input: "x", stream: true },
+        { "x-mock-dialect": "open-responses" },
+      );
       expect(b.text.endsWith("data: [DONE]\n\n")).toBe(true);
     } finally {
       await mock.close();
     }
-    await expect(startMockServer({ dialect: "nope" })).rejects.toThrow(/dialect: unknown dialect 'nope'; known dialects: open-responses, openai/);
+    await expect(startMockServer({ dialect: "nope" })).rejects.toThrow(
+      /dialect: unknown dialect 'nope'; known dialects: open-responses, openai/,
+    );
   });
 });
 
@@ -121,7 +151,9 @@ describe("in both dialects", () => {
       if (name === "openai") expect(body.service_tier).toBe("auto");
       // It ends on its own.
       for (let i = 0; i < 50; i++) {
-        const now = (await (await fetch(`${server().baseURL}/responses/${body.id}`, { headers })).json()) as { status: string };
+        const now = (await (await fetch(`${server().baseURL}/responses/${body.id}`, { headers })).json()) as {
+          status: string;
+        };
         if (now.status === "completed") return;
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -129,14 +161,22 @@ describe("in both dialects", () => {
     });
 
     it(`an http_error answer carries x-mock-scenario (${name})`, async () => {
-      const res = await postResponses(server(), { model: "m", input: "x" }, { ...headers, "x-mock-scenario": "error-429" });
+      const res = await postResponses(
+        server(),
+        { model: "m", input: "x" },
+        { ...headers, "x-mock-scenario": "error-429" },
+      );
       expect(res.status).toBe(429);
       expect(res.headers.get("x-mock-scenario")).toBe("error-429");
       expect(res.headers.get("retry-after")).toBe("2");
     });
 
     it(`a failed response's error carries type, code and message (${name})`, async () => {
-      const res = await postResponses(server(), { model: "m", input: "x" }, { ...headers, "x-mock-scenario": "failure-mid-stream" });
+      const res = await postResponses(
+        server(),
+        { model: "m", input: "x" },
+        { ...headers, "x-mock-scenario": "failure-mid-stream" },
+      );
       const body = JSON.parse(res.text);
       expect(body.status).toBe("failed");
       expect(body.error).toEqual({ type: expect.any(String), code: expect.any(String), message: expect.any(String) });

@@ -11,7 +11,15 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { createOpenAI } from "@ai-sdk/openai";
-import { Agent, hostedMcpTool, OpenAIResponsesModel, run, setTracingDisabled, webSearchTool, type OpenAIClient } from "@openai/agents";
+import {
+  Agent,
+  hostedMcpTool,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  webSearchTool,
+  type OpenAIClient,
+} from "@openai/agents";
 import { generateText } from "ai";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -27,8 +35,19 @@ const server = useServer({ seed: 5 });
 const OPENAI = { "x-mock-dialect": "openai" };
 
 const WEB = { type: "web_search" };
-const weatherFn = { type: "function", name: "get_weather", description: "Current weather for a city.", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
-const mcp = (extra: Obj = {}) => ({ type: "mcp", server_label: "games", server_url: "https://mcp.example.com/sse", allowed_tools: ["roll_dice"], ...extra });
+const weatherFn = {
+  type: "function",
+  name: "get_weather",
+  description: "Current weather for a city.",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+const mcp = (extra: Obj = {}) => ({
+  type: "mcp",
+  server_label: "games",
+  server_url: "https://mcp.example.com/sse",
+  allowed_tools: ["roll_dice"],
+  ...extra,
+});
 
 /** Streams one request in the openai dialect, checks it every way, and returns the events and terminal response. */
 async function stream(body: Obj): Promise<{ events: Obj[]; response: Obj }> {
@@ -36,7 +55,12 @@ async function stream(body: Obj): Promise<{ events: Obj[]; response: Obj }> {
   const res = await postResponses(server(), request, OPENAI);
   expect(res.status, res.text).toBe(200);
   expect(validateOpenAIStream(res.text).map(formatViolation)).toEqual([]);
-  const verdict = checkStream(res.text, { dialect: "openai", request, status: 200, contentType: res.headers.get("content-type") });
+  const verdict = checkStream(res.text, {
+    dialect: "openai",
+    request,
+    status: 200,
+    contentType: res.headers.get("content-type"),
+  });
   expect(verdict.violations).toEqual([]);
   const { events } = parseOpenAISse(res.text) as { events: Obj[] };
   const terminal = events.at(-1)!;
@@ -53,7 +77,11 @@ const outputTypes = (r: Obj) => r.output.map((o: Obj) => o.type);
 
 describe("auto plays hosted tools in the openai dialect", () => {
   it("web_search: a search for the user's words, seeded sources when included, and an answer citing them inline", async () => {
-    const body = { input: "Search the latest news about Berlin", tools: [WEB], include: ["web_search_call.action.sources"] };
+    const body = {
+      input: "Search the latest news about Berlin",
+      tools: [WEB],
+      include: ["web_search_call.action.sources"],
+    };
     const { events, response } = await stream(body);
     expect(outputTypes(response)).toEqual(["web_search_call", "message"]);
     const search = response.output[0];
@@ -105,35 +133,78 @@ describe("auto plays hosted tools in the openai dialect", () => {
     expect(response.output.slice(0, 2).map((o: Obj) => o.action.query)).toEqual(["news Paris", "news Tokyo"]);
     expect(response.tool_usage).toEqual({ web_search: { num_requests: 2 } });
     // A reasoning model reasons before each search.
-    const reasoned = await stream({ input: "What's the news in Paris and Tokyo?", tools: [WEB], reasoning: { effort: "low", summary: "auto" } });
-    expect(outputTypes(reasoned.response)).toEqual(["reasoning", "web_search_call", "reasoning", "web_search_call", "message"]);
-    expect(reasoned.response.tools[0]).toEqual({ type: "web_search", filters: null, search_context_size: "medium", user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null } });
+    const reasoned = await stream({
+      input: "What's the news in Paris and Tokyo?",
+      tools: [WEB],
+      reasoning: { effort: "low", summary: "auto" },
+    });
+    expect(outputTypes(reasoned.response)).toEqual([
+      "reasoning",
+      "web_search_call",
+      "reasoning",
+      "web_search_call",
+      "message",
+    ]);
+    expect(reasoned.response.tools[0]).toEqual({
+      type: "web_search",
+      filters: null,
+      search_context_size: "medium",
+      user_location: { type: "approximate", city: null, country: "US", region: null, timezone: null },
+    });
   });
 
   it("code_interpreter: code from the user's words as deltas, logs when included, and the result in the answer", async () => {
-    const { events, response } = await stream({ input: "Compute the sum of 3, 4 and 5", tools: [{ type: "code_interpreter", container: { type: "auto" } }], include: ["code_interpreter_call.outputs"] });
+    const { events, response } = await stream({
+      input: "Compute the sum of 3, 4 and 5",
+      tools: [{ type: "code_interpreter", container: { type: "auto" } }],
+      include: ["code_interpreter_call.outputs"],
+    });
     expect(outputTypes(response)).toEqual(["code_interpreter_call", "message"]);
     expect(response.output[0].code).toBe("values = [3, 4, 5]\ntotal = sum(values)\nprint(total)");
     expect(response.output[0].outputs).toEqual([{ type: "logs", logs: "12\n" }]);
-    expect(events.filter((e) => e.type === "response.code_interpreter_call_code.delta").map((e) => e.delta).join("")).toBe(response.output[0].code);
+    expect(
+      events
+        .filter((e) => e.type === "response.code_interpreter_call_code.delta")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe(response.output[0].code);
     expect(response.output[1].content[0].text).toContain("12");
   });
 
   it("code_interpreter: a code block in the message is the code run", async () => {
     const code = "print('hi')";
-    const { response } = await stream({ input: `Run this:\n\`\`\`python\n${code}\n\`\`\``, tools: [{ type: "code_interpreter", container: "cntr_mine" }] });
-    expect(response.output[0]).toMatchObject({ type: "code_interpreter_call", code, container_id: "cntr_mine", outputs: null });
+    const { response } = await stream({
+      input: `Run this:\n\`\`\`python\n${code}\n\`\`\``,
+      tools: [{ type: "code_interpreter", container: "cntr_mine" }],
+    });
+    expect(response.output[0]).toMatchObject({
+      type: "code_interpreter_call",
+      code,
+      container_id: "cntr_mine",
+      outputs: null,
+    });
   });
 
   it("image_generation: partial_images honoured, a PNG result, a message about it", async () => {
-    const { events, response } = await stream({ input: "Draw a picture of a lighthouse", tools: [{ type: "image_generation", partial_images: 2 }] });
+    const { events, response } = await stream({
+      input: "Draw a picture of a lighthouse",
+      tools: [{ type: "image_generation", partial_images: 2 }],
+    });
     expect(outputTypes(response)).toEqual(["image_generation_call", "message"]);
-    expect(events.filter((e) => e.type === "response.image_generation_call.partial_image").map((e) => e.partial_image_index)).toEqual([0, 1]);
-    expect([...Buffer.from(response.output[0].result, "base64").subarray(1, 4)].map((c) => String.fromCharCode(c)).join("")).toBe("PNG");
+    expect(
+      events.filter((e) => e.type === "response.image_generation_call.partial_image").map((e) => e.partial_image_index),
+    ).toEqual([0, 1]);
+    expect(
+      [...Buffer.from(response.output[0].result, "base64").subarray(1, 4)].map((c) => String.fromCharCode(c)).join(""),
+    ).toBe("PNG");
   });
 
   it("file_search: queries from the user's words, results from the tool's vector store when included", async () => {
-    const { response } = await stream({ input: "What does the handbook.pdf document say about refunds?", tools: [{ type: "file_search", vector_store_ids: ["vs_42"] }], include: ["file_search_call.results"] });
+    const { response } = await stream({
+      input: "What does the handbook.pdf document say about refunds?",
+      tools: [{ type: "file_search", vector_store_ids: ["vs_42"] }],
+      include: ["file_search_call.results"],
+    });
     expect(outputTypes(response)).toEqual(["file_search_call", "message"]);
     const call = response.output[0];
     expect(call.queries).toEqual(["handbook pdf document say refunds"]);
@@ -143,17 +214,26 @@ describe("auto plays hosted tools in the openai dialect", () => {
   });
 
   it("file_search: the answer cites the top file with a file_citation at the end of the sentence drawn from it; sent back as input it is accepted", async () => {
-    const body = { input: "What does the handbook.pdf document say about refunds?", tools: [{ type: "file_search", vector_store_ids: ["vs_42"] }], include: ["file_search_call.results"] };
+    const body = {
+      input: "What does the handbook.pdf document say about refunds?",
+      tools: [{ type: "file_search", vector_store_ids: ["vs_42"] }],
+      include: ["file_search_call.results"],
+    };
     const { events, response } = await stream(body);
     const top = response.output[0].results[0];
     const part = response.output[1].content[0];
     const index = part.text.indexOf(top.text) + top.text.length;
     expect(part.text.indexOf(top.text)).toBeGreaterThan(0);
-    expect(part.annotations).toEqual([{ type: "file_citation", file_id: top.file_id, filename: "handbook.pdf", index }]);
+    expect(part.annotations).toEqual([
+      { type: "file_citation", file_id: top.file_id, filename: "handbook.pdf", index },
+    ]);
     // Inline, as OpenAI sends it: right after the delta that reaches `index`.
     const at = events.findIndex((e) => e.type === "response.output_text.annotation.added");
     expect(Object.keys(events[at].annotation)).toEqual(["type", "file_id", "filename", "index"]);
-    const sent = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta as string);
+    const sent = events
+      .slice(0, at)
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => e.delta as string);
     expect(events[at - 1].type).toBe("response.output_text.delta");
     expect(sent.join("").length).toBeGreaterThanOrEqual(index);
     expect(sent.join("").length - sent.at(-1)!.length).toBeLessThan(index);
@@ -164,7 +244,11 @@ describe("auto plays hosted tools in the openai dialect", () => {
       model: "gpt-5-mini",
       store: false,
       tools: body.tools as never,
-      input: [{ role: "user", content: body.input }, ...response.output, { role: "user", content: "Thanks, anything else?" }],
+      input: [
+        { role: "user", content: body.input },
+        ...response.output,
+        { role: "user", content: "Thanks, anything else?" },
+      ],
     });
     expect(again.status).toBe("completed");
   });
@@ -179,7 +263,11 @@ describe("auto plays hosted tools in the openai dialect", () => {
     expect(args.sides).toBeGreaterThanOrEqual(2);
     expect(JSON.parse(call.output).rolls).toHaveLength(args.count ?? 1);
 
-    const next = await stream({ input: "Roll the dice again", tools: [mcp({ require_approval: "never" })], previous_response_id: first.response.id });
+    const next = await stream({
+      input: "Roll the dice again",
+      tools: [mcp({ require_approval: "never" })],
+      previous_response_id: first.response.id,
+    });
     expect(outputTypes(next.response)).toEqual(["mcp_call", "message"]);
   });
 
@@ -190,18 +278,39 @@ describe("auto plays hosted tools in the openai dialect", () => {
     expect(request).toMatchObject({ server_label: "games", name: "roll_dice" });
 
     const approve = { type: "mcp_approval_response", approval_request_id: request.id, approve: true };
-    const chained = await stream({ input: [approve], tools: [mcp({ require_approval: "always" })], previous_response_id: first.response.id });
+    const chained = await stream({
+      input: [approve],
+      tools: [mcp({ require_approval: "always" })],
+      previous_response_id: first.response.id,
+    });
     expect(outputTypes(chained.response)).toEqual(["mcp_call", "message"]);
-    expect(chained.response.output[0]).toMatchObject({ name: "roll_dice", arguments: request.arguments, approval_request_id: request.id, status: "completed" });
+    expect(chained.response.output[0]).toMatchObject({
+      name: "roll_dice",
+      arguments: request.arguments,
+      approval_request_id: request.id,
+      status: "completed",
+    });
 
-    const full = await stream({ input: [{ role: "user", content: "Roll the dice for me" }, ...first.response.output, approve], tools: [mcp({ require_approval: "always" })], store: false });
+    const full = await stream({
+      input: [{ role: "user", content: "Roll the dice for me" }, ...first.response.output, approve],
+      tools: [mcp({ require_approval: "always" })],
+      store: false,
+    });
     expect(full.response.output[0]).toMatchObject({ type: "mcp_call", approval_request_id: request.id });
 
-    const declined = await stream({ input: [{ ...approve, approve: false }], tools: [mcp()], previous_response_id: first.response.id });
+    const declined = await stream({
+      input: [{ ...approve, approve: false }],
+      tools: [mcp()],
+      previous_response_id: first.response.id,
+    });
     expect(outputTypes(declined.response)).toEqual(["message"]);
     expect(declined.response.output[0].content[0].text).toContain("declined roll_dice");
 
-    const unknown = await postResponses(server(), { model: "m", input: [{ ...approve, approval_request_id: "mcpr_nope" }], tools: [mcp()] }, OPENAI);
+    const unknown = await postResponses(
+      server(),
+      { model: "m", input: [{ ...approve, approval_request_id: "mcpr_nope" }], tools: [mcp()] },
+      OPENAI,
+    );
     expect(unknown.status).toBe(400);
     expect(JSON.parse(unknown.text).error).toMatchObject({ param: "input[0].approval_request_id" });
   });
@@ -209,16 +318,27 @@ describe("auto plays hosted tools in the openai dialect", () => {
   it("tool_choice forces a hosted tool; allowed_tools keeps hosted tools out; none calls nothing", async () => {
     const forced = await stream({ input: "Hello there", tools: [WEB, weatherFn], tool_choice: { type: "web_search" } });
     expect(outputTypes(forced.response)).toEqual(["web_search_call", "message"]);
-    const allowed = await stream({ input: "Search the news about Paris", tools: [WEB, weatherFn], tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "get_weather" }] } });
+    const allowed = await stream({
+      input: "Search the news about Paris",
+      tools: [WEB, weatherFn],
+      tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", name: "get_weather" }] },
+    });
     expect(outputTypes(allowed.response)).not.toContain("web_search_call");
     const none = await stream({ input: "Search the news about Paris", tools: [WEB], tool_choice: "none" });
     expect(outputTypes(none.response)).toEqual(["message"]);
-    const missing = await postResponses(server(), { model: "m", input: "hi", tools: [weatherFn], tool_choice: { type: "web_search" } }, OPENAI);
+    const missing = await postResponses(
+      server(),
+      { model: "m", input: "hi", tools: [weatherFn], tool_choice: { type: "web_search" } },
+      OPENAI,
+    );
     expect(missing.status).toBe(400);
   });
 
   it("function and hosted tools mix as a model would: a search, then the function call the words name", async () => {
-    const { response } = await stream({ input: "Search the news and tell me the weather in Paris", tools: [WEB, weatherFn] });
+    const { response } = await stream({
+      input: "Search the news and tell me the weather in Paris",
+      tools: [WEB, weatherFn],
+    });
     expect(outputTypes(response)).toEqual(["web_search_call", "function_call"]);
     expect(JSON.parse(response.output[1].arguments)).toEqual({ city: "Paris" });
     // Words that point at no tool: the function tools are called as before, no search.
@@ -227,7 +347,11 @@ describe("auto plays hosted tools in the openai dialect", () => {
   });
 
   it("the spec dialect keeps its answers: no hosted call is chosen there", async () => {
-    const res = await postResponses(server(), { model: "m", input: "Search the latest news about Berlin", tools: [WEB] });
+    const res = await postResponses(server(), {
+      model: "m",
+      input: "Search the latest news about Berlin",
+      tools: [WEB],
+    });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).output.map((o: Obj) => o.type)).toEqual(["message"]);
   });
@@ -235,7 +359,12 @@ describe("auto plays hosted tools in the openai dialect", () => {
 
 // ---- the clients that offer hosted tools ----------------------------------------------------
 
-type OpenAIConstructor = new (options: { baseURL: string; apiKey: string; maxRetries?: number; defaultHeaders?: Record<string, string> }) => OpenAIClient;
+type OpenAIConstructor = new (options: {
+  baseURL: string;
+  apiKey: string;
+  maxRetries?: number;
+  defaultHeaders?: Record<string, string>;
+}) => OpenAIClient;
 
 /** The `openai` the Agents SDK itself resolves (ESM build), not the project's. */
 async function agentsOpenAI(): Promise<OpenAIConstructor> {
@@ -251,10 +380,19 @@ describe("clients with hosted tools, openai dialect", () => {
     setTracingDisabled(true);
     OpenAIv7 = await agentsOpenAI();
   });
-  const model = () => new OpenAIResponsesModel(new OpenAIv7({ baseURL: server().baseURL, apiKey: "k", maxRetries: 0, defaultHeaders: OPENAI }), "gpt-5-mini");
+  const model = () =>
+    new OpenAIResponsesModel(
+      new OpenAIv7({ baseURL: server().baseURL, apiKey: "k", maxRetries: 0, defaultHeaders: OPENAI }),
+      "gpt-5-mini",
+    );
 
   it("Agents SDK, webSearchTool(): a search with its sources and a cited answer", async () => {
-    const agent = new Agent({ name: "Researcher", model: model(), tools: [webSearchTool()], modelSettings: { providerData: { include: ["web_search_call.action.sources"] } } });
+    const agent = new Agent({
+      name: "Researcher",
+      model: model(),
+      tools: [webSearchTool()],
+      modelSettings: { providerData: { include: ["web_search_call.action.sources"] } },
+    });
     const result = await run(agent, "Look up the latest news about Lisbon");
     const raw = result.rawResponses[0].output as Obj[];
     expect(raw.map((o) => o.type)).toEqual(["hosted_tool_call", "message"]);
@@ -270,7 +408,12 @@ describe("clients with hosted tools, openai dialect", () => {
   });
 
   it("Agents SDK, hostedMcpTool() with approval: interrupted, approved, the call runs in the next turn", async () => {
-    const tool = hostedMcpTool({ serverLabel: "games", serverUrl: "https://mcp.example.com/sse", allowedTools: ["roll_dice"], requireApproval: "always" });
+    const tool = hostedMcpTool({
+      serverLabel: "games",
+      serverUrl: "https://mcp.example.com/sse",
+      allowedTools: ["roll_dice"],
+      requireApproval: "always",
+    });
     const agent = new Agent({ name: "Dice", model: model(), tools: [tool] });
     const first = await run(agent, "Roll the dice for me");
     expect(first.interruptions).toHaveLength(1);
@@ -286,7 +429,12 @@ describe("clients with hosted tools, openai dialect", () => {
 
   it("AI SDK, openai.tools.webSearch: reports the search's sources", async () => {
     const openai = createOpenAI({ baseURL: server().baseURL, apiKey: "k", headers: OPENAI });
-    const result = await generateText({ model: openai.responses("gpt-5-mini"), prompt: "Search for the latest news about Porto", tools: { web_search: openai.tools.webSearch({}) }, maxRetries: 0 });
+    const result = await generateText({
+      model: openai.responses("gpt-5-mini"),
+      prompt: "Search for the latest news about Porto",
+      tools: { web_search: openai.tools.webSearch({}) },
+      maxRetries: 0,
+    });
     expect(result.finishReason).toBe("stop");
     const urls = result.sources.map((s) => (s as { url?: string }).url);
     expect(urls.length).toBeGreaterThanOrEqual(2);

@@ -32,10 +32,22 @@ describe("big bodies", () => {
     const small = { model: "m", input: "small" };
     await postResponses(server(), small);
     const [big, whole] = server().requests;
-    expect(big).toMatchObject({ truncated: true, body: null, bodyBytes: Buffer.byteLength(body), bodySha256: sha256(body), status: 200 });
+    expect(big).toMatchObject({
+      truncated: true,
+      body: null,
+      bodyBytes: Buffer.byteLength(body),
+      bodySha256: sha256(body),
+      status: 200,
+    });
     expect(Buffer.byteLength(big.rawBody!)).toBeLessThanOrEqual(4096);
     expect(body.startsWith(big.rawBody!)).toBe(true);
-    expect(whole).toMatchObject({ truncated: false, body: small, rawBody: JSON.stringify(small), bodySha256: null, bodyBytes: JSON.stringify(small).length });
+    expect(whole).toMatchObject({
+      truncated: false,
+      body: small,
+      rawBody: JSON.stringify(small),
+      bodySha256: null,
+      bodyBytes: JSON.stringify(small).length,
+    });
     const one = await get(server(), `/__mock/requests/${big.seq}`);
     expect(one.status).toBe(200);
     expect(one.type).toMatch(/^application\/json/);
@@ -47,12 +59,21 @@ describe("big bodies", () => {
     const ws = new WebSocket(`${server().url.replace(/^http/, "ws")}/v1/responses`);
     await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
     const message = JSON.stringify({ type: "response.create", model: "m", input: "w".repeat(10_000) });
-    const done = new Promise<void>((resolve) => ws.on("message", (d) => /"type":"response\.completed"/.test(d.toString()) && resolve()));
+    const done = new Promise<void>((resolve) =>
+      ws.on("message", (d) => /"type":"response\.completed"/.test(d.toString()) && resolve()),
+    );
     ws.send(message);
     await done;
     ws.close();
     const [turn] = server().requests;
-    expect(turn).toMatchObject({ method: "WS", status: 200, truncated: true, body: null, bodyBytes: message.length, bodySha256: sha256(message) });
+    expect(turn).toMatchObject({
+      method: "WS",
+      status: 200,
+      truncated: true,
+      body: null,
+      bodyBytes: message.length,
+      bodySha256: sha256(message),
+    });
     expect(message.startsWith(turn.rawBody!)).toBe(true);
   });
 });
@@ -62,51 +83,61 @@ function bigEntries(mock: MockServer, bytes: number) {
   const entries = mock.requests.filter((e) => e.bodyBytes === bytes);
   return {
     count: entries.length,
-    bytes: entries.reduce((n, e: JournalEntry) => n + (e.truncated ? (e.rawBody?.length ?? 0) : 2 * (e.bodyBytes ?? 0)), 0),
+    bytes: entries.reduce(
+      (n, e: JournalEntry) => n + (e.truncated ? (e.rawBody?.length ?? 0) : 2 * (e.bodyBytes ?? 0)),
+      0,
+    ),
     lastSeq: entries.at(-1)?.seq,
     truncated: entries.filter((e) => e.truncated).length,
   };
 }
 
 describe("the byte budget", () => {
-  it("bounds the journal under many ~1 MB requests, and the memory comes back when it is cleared", { timeout: 180_000 }, async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    const heap = () => {
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
-    const budget = 32 * 1024 * 1024;
-    await using mock = await startMockServer({ port: 0, journalBytes: budget });
-    const body = JSON.stringify({ model: "m", input: "x".repeat(1_048_000), store: false });
-    await postResponses(mock, "{}"); // warm up the request path before measuring
-    const before = heap();
-    for (let round = 0; round < 50; round++) {
-      await Promise.all(
-        Array.from({ length: 4 }, (_, i) =>
-          postResponses(mock, body, { "x-mock-seed": String(round * 4 + i + 1), "x-mock-scenario": "text" }).then((r) => expect(r.status).toBe(200)),
-        ),
-      );
-    }
-    const held = bigEntries(mock, body.length);
-    // The journal's own estimate (raw text + parsed body) stays within the budget: ~16 of the 200 are kept, whole.
-    expect(held.bytes).toBeLessThanOrEqual(budget);
-    expect(held.count).toBeGreaterThanOrEqual(8);
-    expect(held.count).toBeLessThan(200);
-    expect(held.lastSeq).toBe(200);
-    expect(held.truncated).toBe(0);
-    // Generous: 200 MB of bodies went through; the budget is 32 MiB.
-    expect(heap() - before).toBeLessThan(budget + 64 * 1024 * 1024);
-    const cleared = await fetch(`${mock.url}/__mock/requests`, { method: "DELETE" });
-    expect(cleared.status).toBe(204);
-    expect(mock.requests).toEqual([]);
-    expect(heap() - before).toBeLessThan(16 * 1024 * 1024);
-  });
+  it(
+    "bounds the journal under many ~1 MB requests, and the memory comes back when it is cleared",
+    { timeout: 180_000 },
+    async () => {
+      setFlagsFromString("--expose-gc");
+      const gc = runInNewContext("gc") as () => void;
+      const heap = () => {
+        gc();
+        return process.memoryUsage().heapUsed;
+      };
+      const budget = 32 * 1024 * 1024;
+      await using mock = await startMockServer({ port: 0, journalBytes: budget });
+      const body = JSON.stringify({ model: "m", input: "x".repeat(1_048_000), store: false });
+      await postResponses(mock, "{}"); // warm up the request path before measuring
+      const before = heap();
+      for (let round = 0; round < 50; round++) {
+        await Promise.all(
+          Array.from({ length: 4 }, (_, i) =>
+            postResponses(mock, body, { "x-mock-seed": String(round * 4 + i + 1), "x-mock-scenario": "text" }).then(
+              (r) => expect(r.status).toBe(200),
+            ),
+          ),
+        );
+      }
+      const held = bigEntries(mock, body.length);
+      // The journal's own estimate (raw text + parsed body) stays within the budget: ~16 of the 200 are kept, whole.
+      expect(held.bytes).toBeLessThanOrEqual(budget);
+      expect(held.count).toBeGreaterThanOrEqual(8);
+      expect(held.count).toBeLessThan(200);
+      expect(held.lastSeq).toBe(200);
+      expect(held.truncated).toBe(0);
+      // Generous: 200 MB of bodies went through; the budget is 32 MiB.
+      expect(heap() - before).toBeLessThan(budget + 64 * 1024 * 1024);
+      const cleared = await fetch(`${mock.url}/__mock/requests`, { method: "DELETE" });
+      expect(cleared.status).toBe(204);
+      expect(mock.requests).toEqual([]);
+      expect(heap() - before).toBeLessThan(16 * 1024 * 1024);
+    },
+  );
 });
 
 describe("GET /__mock/requests", () => {
   const server = useServer();
-  const page = (query: string, headers: Record<string, string> = {}) => get(server(), `/__mock/requests${query}`, headers);
+  const page = (query: string, headers: Record<string, string> = {}) =>
+    get(server(), `/__mock/requests${query}`, headers);
   const seqs = (json: { data: { seq: number }[] }) => json.data.map((e) => e.seq);
 
   it("pages: limit, after, order, first_seq, last_seq, has_more", async () => {
@@ -116,7 +147,13 @@ describe("GET /__mock/requests", () => {
     const all = await page("");
     expect(all.status).toBe(200);
     expect(all.json).toMatchObject({ object: "list", first_seq: s[0], last_seq: s[4], has_more: false });
-    expect(all.json.data.map((e: JournalEntry) => (e.body as { input: string }).input)).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    expect(all.json.data.map((e: JournalEntry) => (e.body as { input: string }).input)).toEqual([
+      "n0",
+      "n1",
+      "n2",
+      "n3",
+      "n4",
+    ]);
     const first = await page("?limit=2");
     expect(seqs(first.json)).toEqual(s.slice(0, 2));
     expect(first.json).toMatchObject({ first_seq: s[0], last_seq: s[1], has_more: true });
@@ -128,12 +165,20 @@ describe("GET /__mock/requests", () => {
     expect(seqs(newest.json)).toEqual([s[4], s[3], s[2]]);
     expect(newest.json.has_more).toBe(true);
     expect(seqs((await page(`?order=desc&after=${s[2]}`)).json)).toEqual([s[1], s[0]]);
-    expect((await page(`?after=${s[4]}`)).json).toEqual({ object: "list", data: [], first_seq: null, last_seq: null, has_more: false });
+    expect((await page(`?after=${s[4]}`)).json).toEqual({
+      object: "list",
+      data: [],
+      first_seq: null,
+      last_seq: null,
+      has_more: false,
+    });
   });
 
   it("holds 100 entries unless told, at most 1000", async () => {
     server().reset();
-    await Promise.all(Array.from({ length: 120 }, (_, i) => postResponses(server(), { model: "m", input: `p${i}`, store: false })));
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) => postResponses(server(), { model: "m", input: `p${i}`, store: false })),
+    );
     const first = await page("");
     expect(first.json.data).toHaveLength(100);
     expect(first.json.has_more).toBe(true);

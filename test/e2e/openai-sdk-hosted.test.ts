@@ -17,7 +17,13 @@ import { checkStream } from "../../src/check/index.js";
 import { foldEvents } from "../../src/emit/fold.js";
 import { DEFAULT_PNG_BASE64 } from "../../src/generate/hosted.js";
 import type { StreamEvent } from "../../src/spec/index.js";
-import { formatViolation, parseOpenAISse, validateOpenAIResponse, validateOpenAIStream, withoutVendorItems } from "../compliance/openai-schemas.js";
+import {
+  formatViolation,
+  parseOpenAISse,
+  validateOpenAIResponse,
+  validateOpenAIStream,
+  withoutVendorItems,
+} from "../compliance/openai-schemas.js";
 import * as spec from "../compliance/schemas.js";
 import { expectConformantStream, expectValidResponse } from "../support/conformance.js";
 import { postResponses, useServer } from "../support/server.js";
@@ -33,8 +39,18 @@ const SCENARIOS = [
       {
         steps: [
           { type: "reasoning", summary: [] },
-          { type: "web_search_call", query: "Berlin news {{input}}", sources: ["https://example.com/berlin-art-week", "https://news.example.org/berlin"] },
-          { type: "message", text: CITED, annotations: [{ url: "https://example.com/berlin-art-week", title: "Berlin Art Week", start_index: 0, end_index: 29 }] },
+          {
+            type: "web_search_call",
+            query: "Berlin news {{input}}",
+            sources: ["https://example.com/berlin-art-week", "https://news.example.org/berlin"],
+          },
+          {
+            type: "message",
+            text: CITED,
+            annotations: [
+              { url: "https://example.com/berlin-art-week", title: "Berlin Art Week", start_index: 0, end_index: 29 },
+            ],
+          },
         ],
       },
       { steps: [{ type: "message", text: "Second turn after a search." }] },
@@ -45,7 +61,12 @@ const SCENARIOS = [
     turns: [
       {
         steps: [
-          { type: "code_interpreter_call", code: "import math\nprint(math.sqrt(2))\n", outputs: [{ type: "logs", logs: "1.4142135623730951\n" }], chunk: { chars: 5 } },
+          {
+            type: "code_interpreter_call",
+            code: "import math\nprint(math.sqrt(2))\n",
+            outputs: [{ type: "logs", logs: "1.4142135623730951\n" }],
+            chunk: { chars: 5 },
+          },
           { type: "message", text: "The square root of 2 is about 1.414." },
         ],
       },
@@ -53,7 +74,14 @@ const SCENARIOS = [
   },
   {
     name: "hosted-image",
-    turns: [{ steps: [{ type: "image_generation_call", partial_images: 2, revised_prompt: "A small blue square" }, { type: "message", text: "Here is your image." }] }],
+    turns: [
+      {
+        steps: [
+          { type: "image_generation_call", partial_images: 2, revised_prompt: "A small blue square" },
+          { type: "message", text: "Here is your image." },
+        ],
+      },
+    ],
   },
   {
     name: "hosted-file-search",
@@ -63,7 +91,15 @@ const SCENARIOS = [
           {
             type: "file_search_call",
             queries: ["refund policy", "{{input}}"],
-            results: [{ file_id: "file-abc123", filename: "policy.pdf", score: 0.92, text: "Refunds within 30 days.", attributes: { lang: "en" } }],
+            results: [
+              {
+                file_id: "file-abc123",
+                filename: "policy.pdf",
+                score: 0.92,
+                text: "Refunds within 30 days.",
+                attributes: { lang: "en" },
+              },
+            ],
           },
           { type: "message", text: "Refunds are accepted within 30 days." },
         ],
@@ -75,9 +111,32 @@ const SCENARIOS = [
     turns: [
       {
         steps: [
-          { type: "mcp_list_tools", server_label: "deepwiki", tools: [{ name: "read_wiki_structure", description: "List a repository's wiki pages", input_schema: { type: "object", properties: { repoName: { type: "string" } } } }] },
-          { type: "mcp_call", server_label: "deepwiki", name: "read_wiki_structure", arguments: { repoName: "acme/widgets" }, output: "1 Overview\n2 Usage", chunk: { chars: 8 } },
-          { type: "mcp_call", server_label: "deepwiki", name: "read_wiki_structure", arguments: { repoName: "acme/none" }, error: "Repository not found" },
+          {
+            type: "mcp_list_tools",
+            server_label: "deepwiki",
+            tools: [
+              {
+                name: "read_wiki_structure",
+                description: "List a repository's wiki pages",
+                input_schema: { type: "object", properties: { repoName: { type: "string" } } },
+              },
+            ],
+          },
+          {
+            type: "mcp_call",
+            server_label: "deepwiki",
+            name: "read_wiki_structure",
+            arguments: { repoName: "acme/widgets" },
+            output: "1 Overview\n2 Usage",
+            chunk: { chars: 8 },
+          },
+          {
+            type: "mcp_call",
+            server_label: "deepwiki",
+            name: "read_wiki_structure",
+            arguments: { repoName: "acme/none" },
+            error: "Repository not found",
+          },
           { type: "message", text: "The wiki has two pages." },
         ],
       },
@@ -86,8 +145,28 @@ const SCENARIOS = [
   {
     name: "hosted-mcp-approval",
     turns: [
-      { steps: [{ type: "mcp_approval_request", server_label: "deepwiki", name: "read_wiki_structure", arguments: { repoName: "acme/widgets" } }] },
-      { steps: [{ type: "mcp_call", server_label: "deepwiki", name: "read_wiki_structure", arguments: { repoName: "acme/widgets" }, output: "1 Overview" }, { type: "message", text: "Approved and done." }] },
+      {
+        steps: [
+          {
+            type: "mcp_approval_request",
+            server_label: "deepwiki",
+            name: "read_wiki_structure",
+            arguments: { repoName: "acme/widgets" },
+          },
+        ],
+      },
+      {
+        steps: [
+          {
+            type: "mcp_call",
+            server_label: "deepwiki",
+            name: "read_wiki_structure",
+            arguments: { repoName: "acme/widgets" },
+            output: "1 Overview",
+          },
+          { type: "message", text: "Approved and done." },
+        ],
+      },
     ],
   },
 ];
@@ -99,31 +178,58 @@ const FILE_CITED = {
   turns: [
     {
       steps: [
-        { type: "file_search_call", queries: ["refund policy"], results: [{ file_id: "file-abc123", filename: "policy.pdf", score: 0.92, text: "Refunds within 30 days." }] },
-        { type: "message", text: FILE_CITED_TEXT, annotations: [{ type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 }], chunk: { chars: 6 } },
+        {
+          type: "file_search_call",
+          queries: ["refund policy"],
+          results: [{ file_id: "file-abc123", filename: "policy.pdf", score: 0.92, text: "Refunds within 30 days." }],
+        },
+        {
+          type: "message",
+          text: FILE_CITED_TEXT,
+          annotations: [{ type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 }],
+          chunk: { chars: 6 },
+        },
       ],
     },
     { steps: [{ type: "message", text: "Second turn after a cited answer." }] },
   ],
 };
 
-const INCLUDE = ["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"] as const;
+const INCLUDE = [
+  "web_search_call.action.sources",
+  "code_interpreter_call.outputs",
+  "file_search_call.results",
+] as const;
 
 const getServer = useServer({ scenarios: [...SCENARIOS, FILE_CITED], library: false });
 
 const openaiHeaders = (scenario: string) => ({ "x-mock-dialect": "openai", "x-mock-scenario": scenario });
 const client = (scenario: string, dialect = "openai") =>
-  new OpenAI({ baseURL: getServer().baseURL, apiKey: "test", maxRetries: 0, defaultHeaders: { "x-mock-dialect": dialect, "x-mock-scenario": scenario } });
+  new OpenAI({
+    baseURL: getServer().baseURL,
+    apiKey: "test",
+    maxRetries: 0,
+    defaultHeaders: { "x-mock-dialect": dialect, "x-mock-scenario": scenario },
+  });
 
 type Obj = Record<string, any>;
 
 /** Streams one request in the openai dialect; checks it every way and returns the events and terminal response. */
 async function streamOpenAI(scenario: string, body: Obj): Promise<{ events: Obj[]; response: Obj }> {
-  const res = await postResponses(getServer(), { model: "gpt-5-mini", input: "today", stream: true, ...body }, openaiHeaders(scenario));
+  const res = await postResponses(
+    getServer(),
+    { model: "gpt-5-mini", input: "today", stream: true, ...body },
+    openaiHeaders(scenario),
+  );
   expect(res.status).toBe(200);
   const violations = validateOpenAIStream(res.text);
   expect(violations.map(formatViolation)).toEqual([]);
-  const verdict = checkStream(res.text, { dialect: "openai", request: { model: "gpt-5-mini", input: "today", stream: true, ...body }, status: 200, contentType: res.headers.get("content-type") });
+  const verdict = checkStream(res.text, {
+    dialect: "openai",
+    request: { model: "gpt-5-mini", input: "today", stream: true, ...body },
+    status: 200,
+    contentType: res.headers.get("content-type"),
+  });
   expect(verdict.violations).toEqual([]);
   const { events } = parseOpenAISse(res.text) as { events: Obj[] };
   const terminal = events.at(-1)!;
@@ -139,7 +245,9 @@ const itemEvents = (events: Obj[], index: number) => events.filter((e) => e.outp
 
 describe("hosted steps in the openai dialect, as api.openai.com streams them", () => {
   it("web_search_call: added in progress, in_progress/searching/completed, done with the action; sources only when included", async () => {
-    const { events, response } = await streamOpenAI("hosted-web-search", { include: ["web_search_call.action.sources"] });
+    const { events, response } = await streamOpenAI("hosted-web-search", {
+      include: ["web_search_call.action.sources"],
+    });
     const search = itemEvents(events, 1);
     expect(types(search)).toEqual([
       "response.output_item.added",
@@ -161,7 +269,15 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
     });
     // The cited answer: its annotation right after the delta that completes the span.
     const message = response.output[2];
-    expect(message.content[0].annotations).toEqual([{ type: "url_citation", url: "https://example.com/berlin-art-week", title: "Berlin Art Week", start_index: 0, end_index: 29 }]);
+    expect(message.content[0].annotations).toEqual([
+      {
+        type: "url_citation",
+        url: "https://example.com/berlin-art-week",
+        title: "Berlin Art Week",
+        start_index: 0,
+        end_index: 29,
+      },
+    ]);
 
     // As api.openai.com reports it on the final response: one search, one request.
     expect(response.tool_usage).toEqual({ web_search: { num_requests: 1 } });
@@ -184,9 +300,26 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
       "response.code_interpreter_call.completed",
       "response.output_item.done",
     ]);
-    expect(code.filter((e) => e.type.endsWith("_code.delta")).map((e) => e.delta)).toEqual(["impor", "t mat", "h\npri", "nt(ma", "th.sq", "rt(2)", ")\n"]);
-    expect(code[0].item).toMatchObject({ type: "code_interpreter_call", status: "in_progress", code: "", outputs: null });
-    expect(response.output[0]).toMatchObject({ status: "completed", code: "import math\nprint(math.sqrt(2))\n", outputs: [{ type: "logs", logs: "1.4142135623730951\n" }] });
+    expect(code.filter((e) => e.type.endsWith("_code.delta")).map((e) => e.delta)).toEqual([
+      "impor",
+      "t mat",
+      "h\npri",
+      "nt(ma",
+      "th.sq",
+      "rt(2)",
+      ")\n",
+    ]);
+    expect(code[0].item).toMatchObject({
+      type: "code_interpreter_call",
+      status: "in_progress",
+      code: "",
+      outputs: null,
+    });
+    expect(response.output[0]).toMatchObject({
+      status: "completed",
+      code: "import math\nprint(math.sqrt(2))\n",
+      outputs: [{ type: "logs", logs: "1.4142135623730951\n" }],
+    });
     expect(response.output[0].container_id).toMatch(/^cntr_/);
 
     expect(response.tool_usage).toBeUndefined();
@@ -205,8 +338,17 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
       "response.image_generation_call.completed",
       "response.output_item.done",
     ]);
-    expect(itemEvents(events, 0).filter((e) => e.type.endsWith("partial_image")).map((e) => e.partial_image_index)).toEqual([0, 1]);
-    expect(response.output[0]).toMatchObject({ type: "image_generation_call", status: "completed", result: DEFAULT_PNG_BASE64, revised_prompt: "A small blue square" });
+    expect(
+      itemEvents(events, 0)
+        .filter((e) => e.type.endsWith("partial_image"))
+        .map((e) => e.partial_image_index),
+    ).toEqual([0, 1]);
+    expect(response.output[0]).toMatchObject({
+      type: "image_generation_call",
+      status: "completed",
+      result: DEFAULT_PNG_BASE64,
+      revised_prompt: "A small blue square",
+    });
   });
 
   it("the default image is a valid PNG: signature, chunks with good CRCs, pixels that inflate to 8×8 RGB", () => {
@@ -223,7 +365,7 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
       return (c ^ 0xffffffff) >>> 0;
     };
     const chunks: { type: string; data: Buffer }[] = [];
-    for (let at = 8; at < png.length; ) {
+    for (let at = 8; at < png.length;) {
       const length = png.readUInt32BE(at);
       const typeAndData = png.subarray(at + 4, at + 8 + length);
       expect(png.readUInt32BE(at + 8 + length)).toBe(crc32(typeAndData));
@@ -231,7 +373,12 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
       at += 12 + length;
     }
     expect(chunks.map((c) => c.type)).toEqual(["IHDR", "IDAT", "IEND"]);
-    expect([chunks[0].data.readUInt32BE(0), chunks[0].data.readUInt32BE(4), chunks[0].data[8], chunks[0].data[9]]).toEqual([8, 8, 8, 2]);
+    expect([
+      chunks[0].data.readUInt32BE(0),
+      chunks[0].data.readUInt32BE(4),
+      chunks[0].data[8],
+      chunks[0].data[9],
+    ]).toEqual([8, 8, 8, 2]);
     expect(inflateSync(chunks[1].data).length).toBe(8 * (1 + 8 * 3));
   });
 
@@ -247,14 +394,27 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
     expect(response.output[0]).toMatchObject({
       status: "completed",
       queries: ["refund policy", "today"],
-      results: [{ file_id: "file-abc123", filename: "policy.pdf", score: 0.92, text: "Refunds within 30 days.", attributes: { lang: "en" } }],
+      results: [
+        {
+          file_id: "file-abc123",
+          filename: "policy.pdf",
+          score: 0.92,
+          text: "Refunds within 30 days.",
+          attributes: { lang: "en" },
+        },
+      ],
     });
     expect((await streamOpenAI("hosted-file-search", {})).response.output[0].results).toBeNull();
   });
 
   it("mcp_list_tools then mcp_call (arguments as deltas, completed) and a failing mcp_call (failed, error)", async () => {
     const { events, response } = await streamOpenAI("hosted-mcp", {});
-    expect(types(itemEvents(events, 0))).toEqual(["response.output_item.added", "response.mcp_list_tools.in_progress", "response.mcp_list_tools.completed", "response.output_item.done"]);
+    expect(types(itemEvents(events, 0))).toEqual([
+      "response.output_item.added",
+      "response.mcp_list_tools.in_progress",
+      "response.mcp_list_tools.completed",
+      "response.output_item.done",
+    ]);
     const call = itemEvents(events, 1);
     expect([...new Set(types(call))]).toEqual([
       "response.output_item.added",
@@ -264,22 +424,46 @@ describe("hosted steps in the openai dialect, as api.openai.com streams them", (
       "response.mcp_call.completed",
       "response.output_item.done",
     ]);
-    expect(response.output[0]).toMatchObject({ type: "mcp_list_tools", server_label: "deepwiki", tools: [{ name: "read_wiki_structure", description: "List a repository's wiki pages" }] });
-    expect(response.output[1]).toMatchObject({ type: "mcp_call", status: "completed", arguments: '{"repoName":"acme/widgets"}', output: "1 Overview\n2 Usage", error: null });
+    expect(response.output[0]).toMatchObject({
+      type: "mcp_list_tools",
+      server_label: "deepwiki",
+      tools: [{ name: "read_wiki_structure", description: "List a repository's wiki pages" }],
+    });
+    expect(response.output[1]).toMatchObject({
+      type: "mcp_call",
+      status: "completed",
+      arguments: '{"repoName":"acme/widgets"}',
+      output: "1 Overview\n2 Usage",
+      error: null,
+    });
     expect(types(itemEvents(events, 2))).toContain("response.mcp_call.failed");
-    expect(response.output[2]).toMatchObject({ type: "mcp_call", status: "failed", output: null, error: "Repository not found" });
+    expect(response.output[2]).toMatchObject({
+      type: "mcp_call",
+      status: "failed",
+      output: null,
+      error: "Repository not found",
+    });
   });
 
   it("openai-node's stream() accumulator and create() read every hosted stream, equal to the terminal snapshot", async () => {
     for (const scenario of SCENARIOS.map((s) => s.name)) {
       const c = client(scenario);
-      const streamed = await c.responses.stream({ model: "gpt-5-mini", input: "today", include: [...INCLUDE] }).finalResponse();
+      const streamed = await c.responses
+        .stream({ model: "gpt-5-mini", input: "today", include: [...INCLUDE] })
+        .finalResponse();
       const created = await c.responses.create({ model: "gpt-5-mini", input: "today", include: [...INCLUDE] });
       // openai-node adds `output_text` to what it parsed: not on the wire.
       // Ids differ (a stream and a body are two requests), and the SDK adds output_text, parsed and output_parsed; everything else is equal.
       const sdkKeys = new Set(["output_text", "parsed", "output_parsed"]);
-      const strip = (r: Obj) => JSON.parse(JSON.stringify(r, (k, v) => (sdkKeys.has(k) ? undefined : v)).replace(/\b([a-z]+)_[0-9a-f]{50}\b/g, "$1_ID"));
-      expect(validateOpenAIResponse({ ...(created as Obj), output_text: undefined }).filter((v) => v.path !== "$" || !/output_text/.test(v.message)).map(formatViolation)).toEqual([]);
+      const strip = (r: Obj) =>
+        JSON.parse(
+          JSON.stringify(r, (k, v) => (sdkKeys.has(k) ? undefined : v)).replace(/\b([a-z]+)_[0-9a-f]{50}\b/g, "$1_ID"),
+        );
+      expect(
+        validateOpenAIResponse({ ...(created as Obj), output_text: undefined })
+          .filter((v) => v.path !== "$" || !/output_text/.test(v.message))
+          .map(formatViolation),
+      ).toEqual([]);
       expect(strip(streamed as Obj)).toEqual(strip(created as Obj));
       expect((created as Obj).output.length).toBeGreaterThan(0);
     }
@@ -294,27 +478,54 @@ describe("hosted steps in the spec dialect: openai:-prefixed vendor items", () =
       expect(res.status).toBe(200);
       const events = parseSseStrict(res.text).events as any[];
       const final = expectConformantStream(events);
-      expect(checkStream(res.text, { request: body, status: 200, contentType: res.headers.get("content-type") }).violations).toEqual([]);
-      expect(events.some((e) => /^response\.(web_search_call|code_interpreter|image_generation|file_search|mcp)/.test(e.type))).toBe(false);
+      expect(
+        checkStream(res.text, { request: body, status: 200, contentType: res.headers.get("content-type") }).violations,
+      ).toEqual([]);
+      expect(
+        events.some((e) =>
+          /^response\.(web_search_call|code_interpreter|image_generation|file_search|mcp)/.test(e.type),
+        ),
+      ).toBe(false);
       // The independent spec schemas (test/compliance) for everything but the custom items,
       // which follow the extension rules: a slug-prefixed type, an id and a status.
       events.forEach((ev, i) => {
         if (ev.item?.type?.startsWith("openai:")) return;
-        const r = spec.StreamingEvent.safeParse(ev.response ? { ...ev, response: withoutVendorItems(ev.response) } : ev);
-        expect(r.success, r.success ? "" : `event #${i} ${ev.type}: ${spec.formatIssues(r.error).join("; ")}`).toBe(true);
+        const r = spec.StreamingEvent.safeParse(
+          ev.response ? { ...ev, response: withoutVendorItems(ev.response) } : ev,
+        );
+        expect(r.success, r.success ? "" : `event #${i} ${ev.type}: ${spec.formatIssues(r.error).join("; ")}`).toBe(
+          true,
+        );
       });
       const hosted = (final.output as Obj[]).filter((o) => o.type.startsWith("openai:"));
       expect(hosted.length).toBeGreaterThan(0);
       for (const item of hosted) {
-        expect(item.type).toMatch(/^openai:(web_search_call|code_interpreter_call|image_generation_call|file_search_call|mcp_list_tools|mcp_call|mcp_approval_request)$/);
+        expect(item.type).toMatch(
+          /^openai:(web_search_call|code_interpreter_call|image_generation_call|file_search_call|mcp_list_tools|mcp_call|mcp_approval_request)$/,
+        );
         expect(typeof item.id).toBe("string");
         expect(item.status).toBe("completed");
       }
     }
-    const res = await postResponses(getServer(), { model: "m", input: "today", include: ["web_search_call.action.sources"] }, { "x-mock-scenario": "hosted-web-search" });
+    const res = await postResponses(
+      getServer(),
+      { model: "m", input: "today", include: ["web_search_call.action.sources"] },
+      { "x-mock-scenario": "hosted-web-search" },
+    );
     const body = JSON.parse(res.text);
     expectValidResponse(body);
-    expect(body.output[1]).toMatchObject({ type: "openai:web_search_call", status: "completed", action: { type: "search", query: "Berlin news today", sources: [{ type: "url", url: "https://example.com/berlin-art-week" }, { type: "url", url: "https://news.example.org/berlin" }] } });
+    expect(body.output[1]).toMatchObject({
+      type: "openai:web_search_call",
+      status: "completed",
+      action: {
+        type: "search",
+        query: "Berlin news today",
+        sources: [
+          { type: "url", url: "https://example.com/berlin-art-week" },
+          { type: "url", url: "https://news.example.org/berlin" },
+        ],
+      },
+    });
   });
 });
 
@@ -323,22 +534,40 @@ describe("hosted items of the spec dialect come back too", () => {
     const spec = client("hosted-mcp-approval", "open-responses");
     const asked = await spec.responses.create({ model: "m", input: "read the wiki" });
     const request = (asked.output as Obj[])[0];
-    expect(request).toMatchObject({ type: "openai:mcp_approval_request", status: "completed", server_label: "deepwiki" });
+    expect(request).toMatchObject({
+      type: "openai:mcp_approval_request",
+      status: "completed",
+      server_label: "deepwiki",
+    });
     const approval = { type: "mcp_approval_response", approval_request_id: request.id, approve: true } as any;
     const next = await spec.responses.create({ model: "m", previous_response_id: asked.id, input: [approval] });
     expect((next.output as Obj[])[0]).toMatchObject({ type: "openai:mcp_call", output: "1 Overview" });
-    const full = await spec.responses.create({ model: "m", store: false, input: [{ role: "user", content: "read the wiki" }, request as any, approval] });
+    const full = await spec.responses.create({
+      model: "m",
+      store: false,
+      input: [{ role: "user", content: "read the wiki" }, request as any, approval],
+    });
     expect((full.output as Obj[]).map((o) => o.type)).toEqual(["openai:mcp_call", "message"]);
     const listed = (await spec.responses.inputItems.list(next.id)).data as Obj[];
-    expect(listed).toContainEqual(expect.objectContaining({ type: "mcp_approval_response", approval_request_id: request.id }));
+    expect(listed).toContainEqual(
+      expect.objectContaining({ type: "mcp_approval_response", approval_request_id: request.id }),
+    );
   });
 });
 
 describe("hosted items come back in the next turn", () => {
   it("through previous_response_id: the conversation holds them (the next turn is turn 2), the stored response keeps them", async () => {
     const c = client("hosted-web-search");
-    const first = await c.responses.create({ model: "gpt-5-mini", input: "today", include: ["web_search_call.action.sources"] });
-    const second = await c.responses.create({ model: "gpt-5-mini", previous_response_id: first.id, input: "And tomorrow?" });
+    const first = await c.responses.create({
+      model: "gpt-5-mini",
+      input: "today",
+      include: ["web_search_call.action.sources"],
+    });
+    const second = await c.responses.create({
+      model: "gpt-5-mini",
+      previous_response_id: first.id,
+      input: "And tomorrow?",
+    });
     expect(second.output_text).toBe("Second turn after a search.");
     const stored = (await c.responses.retrieve(first.id)) as Obj;
     expect(stored.output[1]).toEqual((first.output as Obj[])[1]);
@@ -349,7 +578,10 @@ describe("hosted items come back in the next turn", () => {
     const c = client("hosted-mcp");
     const first = await c.responses.create({ model: "gpt-5-mini", input: "wiki", store: false });
     const sent = first.output as Obj[];
-    const second = await c.responses.create({ model: "gpt-5-mini", input: [{ role: "user", content: "wiki" }, ...(sent as any[]), { role: "user", content: "more" }] });
+    const second = await c.responses.create({
+      model: "gpt-5-mini",
+      input: [{ role: "user", content: "wiki" }, ...(sent as any[]), { role: "user", content: "more" }],
+    });
     const listed = (await c.responses.inputItems.list(second.id, { order: "asc" })).data as Obj[];
     const hosted = sent.filter((i) => i.type !== "message");
     expect(hosted.map((i) => i.type)).toEqual(["mcp_list_tools", "mcp_call", "mcp_call"]);
@@ -359,31 +591,62 @@ describe("hosted items come back in the next turn", () => {
 
   it("as full input with store: false (web search, code, MCP approval round trip)", async () => {
     const c = client("hosted-web-search");
-    const first = await c.responses.create({ model: "gpt-5-mini", input: "today", store: false, include: ["web_search_call.action.sources"] });
+    const first = await c.responses.create({
+      model: "gpt-5-mini",
+      input: "today",
+      store: false,
+      include: ["web_search_call.action.sources"],
+    });
     const second = await c.responses.create({
       model: "gpt-5-mini",
       store: false,
-      input: [{ role: "user", content: "today" }, ...(first.output as any[]), { role: "user", content: "And tomorrow?" }],
+      input: [
+        { role: "user", content: "today" },
+        ...(first.output as any[]),
+        { role: "user", content: "And tomorrow?" },
+      ],
     });
     expect(second.output_text).toBe("Second turn after a search.");
 
     const code = client("hosted-code");
-    const ran = await code.responses.create({ model: "gpt-5-mini", input: "run it", store: false, include: ["code_interpreter_call.outputs"] });
-    const again = await code.responses.create({ model: "gpt-5-mini", store: false, input: [{ role: "user", content: "run it" }, ...(ran.output as any[]), { role: "user", content: "again" }] });
+    const ran = await code.responses.create({
+      model: "gpt-5-mini",
+      input: "run it",
+      store: false,
+      include: ["code_interpreter_call.outputs"],
+    });
+    const again = await code.responses.create({
+      model: "gpt-5-mini",
+      store: false,
+      input: [{ role: "user", content: "run it" }, ...(ran.output as any[]), { role: "user", content: "again" }],
+    });
     expect(again.status).toBe("completed");
 
     // MCP approval: the request, then the client's mcp_approval_response, then the call.
     const mcp = client("hosted-mcp-approval");
     const asked = await mcp.responses.create({ model: "gpt-5-mini", input: "read the wiki", store: false });
     const request = (asked.output as Obj[])[0];
-    expect(request).toMatchObject({ type: "mcp_approval_request", server_label: "deepwiki", name: "read_wiki_structure", arguments: '{"repoName":"acme/widgets"}' });
+    expect(request).toMatchObject({
+      type: "mcp_approval_request",
+      server_label: "deepwiki",
+      name: "read_wiki_structure",
+      arguments: '{"repoName":"acme/widgets"}',
+    });
     expect(request.id).toMatch(/^mcpr_[0-9a-f]{50}$/);
     const approved = await mcp.responses.create({
       model: "gpt-5-mini",
       store: false,
-      input: [{ role: "user", content: "read the wiki" }, request as any, { type: "mcp_approval_response", approval_request_id: request.id, approve: true }],
+      input: [
+        { role: "user", content: "read the wiki" },
+        request as any,
+        { type: "mcp_approval_response", approval_request_id: request.id, approve: true },
+      ],
     });
-    expect((approved.output as Obj[])[0]).toMatchObject({ type: "mcp_call", status: "completed", output: "1 Overview" });
+    expect((approved.output as Obj[])[0]).toMatchObject({
+      type: "mcp_call",
+      status: "completed",
+      output: "1 Overview",
+    });
     expect(approved.output_text).toBe("Approved and done.");
   });
 });
@@ -397,31 +660,55 @@ describe("file_citation: a scripted citation of a searched file", () => {
     const at = events.findIndex((e) => e.type === "response.output_text.annotation.added");
     expect(Object.keys(events[at].annotation)).toEqual(["type", "file_id", "filename", "index"]);
     expect(events[at]).toMatchObject({ output_index: 1, content_index: 0, annotation_index: 0, annotation });
-    const deltas = events.slice(0, at).filter((e) => e.type === "response.output_text.delta").map((e) => e.delta);
+    const deltas = events
+      .slice(0, at)
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => e.delta);
     expect(events[at - 1].type).toBe("response.output_text.delta");
     // Chunks of 6 characters: 36 characters are sent in 6 deltas, then the citation, then the rest of the text.
     expect(deltas.join("")).toBe(FILE_CITED_TEXT.slice(0, 36));
     expect(events.slice(at + 1).some((e) => e.type === "response.output_text.delta")).toBe(true);
 
-    const final = await client("hosted-file-cited").responses.stream({ model: "gpt-5-mini", input: "today", include: ["file_search_call.results"] }).finalResponse();
+    const final = await client("hosted-file-cited")
+      .responses.stream({ model: "gpt-5-mini", input: "today", include: ["file_search_call.results"] })
+      .finalResponse();
     expect((final.output[1] as Obj).content[0].annotations).toEqual([annotation]);
   });
 
   it("spec dialect: refused with a clear 400 (the spec's only annotation is url_citation)", async () => {
-    const res = await postResponses(getServer(), { model: "gpt-5-mini", input: "today" }, { "x-mock-scenario": "hosted-file-cited" });
+    const res = await postResponses(
+      getServer(),
+      { model: "gpt-5-mini", input: "today" },
+      { "x-mock-scenario": "hosted-file-cited" },
+    );
     expect(res.status).toBe(400);
     const body = JSON.parse(res.text);
-    expect(body.error).toMatchObject({ type: "invalid_request", code: "unsupported_annotation", param: "x-mock-dialect" });
+    expect(body.error).toMatchObject({
+      type: "invalid_request",
+      code: "unsupported_annotation",
+      param: "x-mock-dialect",
+    });
     expect(body.error.message).toMatch(/file_citation/);
     expect(body.error.message).toMatch(/openai dialect/);
   });
 
   it("the cited message comes back as input (store: false and store: true): accepted, listed whole by input_items", async () => {
     const c = client("hosted-file-cited");
-    const first = await c.responses.create({ model: "gpt-5-mini", input: "refunds?", store: false, include: ["file_search_call.results"] });
+    const first = await c.responses.create({
+      model: "gpt-5-mini",
+      input: "refunds?",
+      store: false,
+      include: ["file_search_call.results"],
+    });
     const cited = (first.output as Obj[])[1];
-    expect(cited.content[0].annotations).toEqual([{ type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 }]);
-    const input = [{ role: "user", content: "refunds?" }, ...(first.output as any[]), { role: "user", content: "And exchanges?" }];
+    expect(cited.content[0].annotations).toEqual([
+      { type: "file_citation", file_id: "file-abc123", filename: "policy.pdf", index: 36 },
+    ]);
+    const input = [
+      { role: "user", content: "refunds?" },
+      ...(first.output as any[]),
+      { role: "user", content: "And exchanges?" },
+    ];
     const again = await c.responses.create({ model: "gpt-5-mini", store: false, input });
     expect(again.output_text).toBe("Second turn after a cited answer.");
 
@@ -432,8 +719,26 @@ describe("file_citation: a scripted citation of a searched file", () => {
     expect(listed.find((i) => i.id === cited.id)).toEqual({ ...cited, content: [sentPart] });
 
     // A malformed file_citation is refused, naming where.
-    const bad = await postResponses(getServer(), { model: "gpt-5-mini", input: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "x", annotations: [{ type: "file_citation", file_id: "file-1", index: 0 }] }] }] }, openaiHeaders("hosted-file-cited"));
+    const bad = await postResponses(
+      getServer(),
+      {
+        model: "gpt-5-mini",
+        input: [
+          {
+            type: "message",
+            role: "assistant",
+            content: [
+              { type: "output_text", text: "x", annotations: [{ type: "file_citation", file_id: "file-1", index: 0 }] },
+            ],
+          },
+        ],
+      },
+      openaiHeaders("hosted-file-cited"),
+    );
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.text).error).toMatchObject({ type: "invalid_request_error", param: "input[0].content[0].annotations[0].filename" });
+    expect(JSON.parse(bad.text).error).toMatchObject({
+      type: "invalid_request_error",
+      param: "input[0].content[0].annotations[0].filename",
+    });
   });
 });

@@ -44,7 +44,10 @@ const DIALECTS: Dialect[] = ["open-responses", "openai"];
 // ---- the scenarios, as shipped ------------------------------------------------
 
 const DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
-type ScenarioFile = { name: string; turns?: Array<{ end?: { type: string; status?: number; error?: { message?: string } } }> };
+type ScenarioFile = {
+  name: string;
+  turns?: Array<{ end?: { type: string; status?: number; error?: { message?: string } } }>;
+};
 const SHIPPED: ScenarioFile[] = await Promise.all(
   (await readdir(DIR))
     .filter((f) => f.endsWith(".json"))
@@ -81,12 +84,18 @@ interface Expectation {
 
 const completed = (...output: string[]): Expectation => ({ outcome: { kind: "completed", output } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-const UNHANDLED = (type: string) => new RegExp(`Unhandled response stream event: .*"type":"${type.replace(/\./g, "\\.")}"`);
+const UNHANDLED = (type: string) =>
+  new RegExp(`Unhandled response stream event: .*"type":"${type.replace(/\./g, "\\.")}"`);
 
 const EXPECTED: Record<string, Expectation> = {
   annotations: completed("message"),
   "content-filter": { outcome: { kind: "incomplete", reason: "content_filter" } },
-  ...Object.fromEntries([400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503].map((status) => [`error-${status}`, { outcome: { kind: "http", status } }])),
+  ...Object.fromEntries(
+    [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503].map((status) => [
+      `error-${status}`,
+      { outcome: { kind: "http", status } },
+    ]),
+  ),
   "failure-mid-stream": { outcome: { kind: "failed" } },
   incomplete: { outcome: { kind: "incomplete", reason: "max_output_tokens" } },
   "long-text": completed("message"),
@@ -94,16 +103,23 @@ const EXPECTED: Record<string, Expectation> = {
   random: { outcome: { kind: "seeded", seeds: range(1, 8), mustSee: ["completed"] } },
   "random-chaos": { outcome: { kind: "seeded", seeds: range(1, 12), mustSee: ["completed", "failed"] } },
   // openai-node knows raw reasoning text only under OpenAI's names (response.reasoning_text.*).
-  reasoning: { ...completed("reasoning", "message"), streamThrows: { "open-responses": UNHANDLED("response.reasoning.delta") } },
+  reasoning: {
+    ...completed("reasoning", "message"),
+    streamThrows: { "open-responses": UNHANDLED("response.reasoning.delta") },
+  },
   refusal: {
     ...completed("message"),
-    check: (r) => expect((r.output[0] as OpenAI.Responses.ResponseOutputMessage).content.map((c) => c.type)).toEqual(["refusal"]),
+    check: (r) =>
+      expect((r.output[0] as OpenAI.Responses.ResponseOutputMessage).content.map((c) => c.type)).toEqual(["refusal"]),
   },
   "streamed-arguments": completed("function_call"),
   text: completed("message"),
   "tool-call": completed("function_call"),
   // Scripted vendor events play in both dialects; OpenAI itself could not produce them, and stream() throws on them.
-  vendor: { ...completed("acme:search_call", "message"), streamThrows: { "open-responses": UNHANDLED("acme:progress"), openai: UNHANDLED("acme:progress") } },
+  vendor: {
+    ...completed("acme:search_call", "message"),
+    streamThrows: { "open-responses": UNHANDLED("acme:progress"), openai: UNHANDLED("acme:progress") },
+  },
   // Reasoning is asked and a weather tool offered: a summary, then the call a model would make.
   auto: {
     outcome: { kind: "completed", output: /^reasoning(,function_call)+$/ },
@@ -122,8 +138,13 @@ const EXPECTED: Record<string, Expectation> = {
 const TOOLS: OpenAI.Responses.FunctionTool[] = LIBRARY_TOOLS_NOT_STRICT;
 
 function bodyFor(name: string): Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream"> {
-  const body: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream"> = { model: "mock-model-1", input: "What's the weather in Paris today?", tools: TOOLS };
-  if (name === "reasoning" || name === "auto") return { ...body, reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content"] };
+  const body: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream"> = {
+    model: "mock-model-1",
+    input: "What's the weather in Paris today?",
+    tools: TOOLS,
+  };
+  if (name === "reasoning" || name === "auto")
+    return { ...body, reasoning: { effort: "low", summary: "auto" }, include: ["reasoning.encrypted_content"] };
   return body;
 }
 
@@ -160,7 +181,13 @@ type Ev = { type: string; [k: string]: any };
 // ---- checks of the raw answer, per dialect ------------------------------------------
 
 /** An HTTP error scenario, as the SDK reports it: the answer checked, then an APIError with the status, the scripted message and, in the openai dialect, the request id. */
-function expectSdkHttpError(dialect: Dialect, name: string, ex: Exchange, res: Awaited<ReturnType<typeof settle>>, status: number) {
+function expectSdkHttpError(
+  dialect: Dialect,
+  name: string,
+  ex: Exchange,
+  res: Awaited<ReturnType<typeof settle>>,
+  status: number,
+) {
   checkErrorAnswer(dialect, name, ex);
   expect(res.ok).toBe(false);
   const err = (res as { error: any }).error;
@@ -180,7 +207,9 @@ function checkErrorAnswer(dialect: Dialect, name: string, ex: Exchange) {
     expect(show(validateOpenAIErrorBody(body))).toBe("");
   } else {
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
-    expect(["invalid_request", "not_found", "too_many_requests", "server_error", "model_error"]).toContain(body.error.type);
+    expect(["invalid_request", "not_found", "too_many_requests", "server_error", "model_error"]).toContain(
+      body.error.type,
+    );
   }
 }
 
@@ -228,7 +257,9 @@ function checkSseAnswer(dialect: Dialect, name: string, ex: Exchange): Ev[] {
   const events = parsed as Ev[];
   for (const [i, ev] of events.entries()) {
     if (isVendorType(ev.type) || isVendorType(ev.item?.type)) continue;
-    const r = spec.StreamingEvent.safeParse(isObject(ev.response) ? { ...ev, response: withoutVendorItems(ev.response) } : ev);
+    const r = spec.StreamingEvent.safeParse(
+      isObject(ev.response) ? { ...ev, response: withoutVendorItems(ev.response) } : ev,
+    );
     expect(r.success, r.success ? "" : `event #${i} ${ev.type}: ${spec.formatIssues(r.error).join("; ")}`).toBe(true);
   }
   expectConformantStream(parsed);
@@ -236,8 +267,13 @@ function checkSseAnswer(dialect: Dialect, name: string, ex: Exchange): Ev[] {
 }
 
 /** The outcome stream() must report for these events: it stops at the first `error` or unknown event. */
-function streamOutcome(dialect: Dialect, events: readonly Ev[]): { throws: "api-error"; message: string } | { throws: "unhandled"; type: string } | { status: string; response: any } {
-  const unknown = (t: string) => isVendorType(t) || (dialect === "open-responses" && t.startsWith("response.reasoning."));
+function streamOutcome(
+  dialect: Dialect,
+  events: readonly Ev[],
+):
+  { throws: "api-error"; message: string } | { throws: "unhandled"; type: string } | { status: string; response: any } {
+  const unknown = (t: string) =>
+    isVendorType(t) || (dialect === "open-responses" && t.startsWith("response.reasoning."));
   for (const ev of events) {
     if (ev.type === "error") return { throws: "api-error", message: ev.error.message };
     if (unknown(ev.type)) return { throws: "unhandled", type: ev.type };
@@ -326,9 +362,14 @@ describe.each(DIALECTS)("openai SDK, %s dialect", (dialect) => {
     // The scripted scenarios: the table and the stream agree.
     const thrown = expectation.streamThrows?.[dialect];
     if (thrown) expect(derived).toMatchObject({ throws: "unhandled" });
-    else if (outcome.kind === "failed") expect(derived).toMatchObject({ throws: "api-error", message: scriptedMessage(name) });
+    else if (outcome.kind === "failed")
+      expect(derived).toMatchObject({ throws: "api-error", message: scriptedMessage(name) });
     else if (outcome.kind === "completed") expect(derived).toMatchObject({ status: "completed" });
-    else if (outcome.kind === "incomplete") expect(derived).toMatchObject({ status: "incomplete", response: { incomplete_details: { reason: outcome.reason } } });
+    else if (outcome.kind === "incomplete")
+      expect(derived).toMatchObject({
+        status: "incomplete",
+        response: { incomplete_details: { reason: outcome.reason } },
+      });
 
     // What the SDK reported.
     if ("throws" in derived) {
@@ -357,21 +398,35 @@ describe.each(DIALECTS)("openai SDK, %s dialect", (dialect) => {
   });
 
   const seeded = NAMES.filter((n) => EXPECTED[n]?.outcome.kind === "seeded");
-  it.each(seeded)("%s: over its seeds, the outcomes vary as the table says, and create agrees with stream", async (name) => {
-    const outcome = EXPECTED[name].outcome as Extract<Outcome, { kind: "seeded" }>;
-    const statuses = new Set<string>();
-    for (const seed of outcome.seeds) {
-      const plainLog: Exchange[] = [];
-      const plain = await clientFor(dialect, name, seed, plainLog).responses.create(bodyFor(name));
-      statuses.add(plain.status!);
-      if (dialect === "openai") expect(plain.output.map((o) => o.type).filter(isVendorType), `seed ${seed}: OpenAI draws no vendor items`).toEqual([]);
-      const streamLog: Exchange[] = [];
-      await settle(clientFor(dialect, name, seed, streamLog).responses.stream(bodyFor(name)).finalResponse());
-      const events = dialect === "openai" ? (parseOpenAISse(streamLog[0].text).events as Ev[]) : parseSseStrict(streamLog[0].text).events;
-      const terminal = events.at(-1)!;
-      expect(terminal.response.status, `seed ${seed}`).toBe(plain.status);
-      expect(terminal.response.output.map((o: { type: string }) => o.type), `seed ${seed}`).toEqual(plain.output.map((o) => o.type));
-    }
-    for (const status of outcome.mustSee) expect([...statuses], `statuses over seeds ${outcome.seeds.join(",")}`).toContain(status);
-  });
+  it.each(seeded)(
+    "%s: over its seeds, the outcomes vary as the table says, and create agrees with stream",
+    async (name) => {
+      const outcome = EXPECTED[name].outcome as Extract<Outcome, { kind: "seeded" }>;
+      const statuses = new Set<string>();
+      for (const seed of outcome.seeds) {
+        const plainLog: Exchange[] = [];
+        const plain = await clientFor(dialect, name, seed, plainLog).responses.create(bodyFor(name));
+        statuses.add(plain.status!);
+        if (dialect === "openai")
+          expect(
+            plain.output.map((o) => o.type).filter(isVendorType),
+            `seed ${seed}: OpenAI draws no vendor items`,
+          ).toEqual([]);
+        const streamLog: Exchange[] = [];
+        await settle(clientFor(dialect, name, seed, streamLog).responses.stream(bodyFor(name)).finalResponse());
+        const events =
+          dialect === "openai"
+            ? (parseOpenAISse(streamLog[0].text).events as Ev[])
+            : parseSseStrict(streamLog[0].text).events;
+        const terminal = events.at(-1)!;
+        expect(terminal.response.status, `seed ${seed}`).toBe(plain.status);
+        expect(
+          terminal.response.output.map((o: { type: string }) => o.type),
+          `seed ${seed}`,
+        ).toEqual(plain.output.map((o) => o.type));
+      }
+      for (const status of outcome.mustSee)
+        expect([...statuses], `statuses over seeds ${outcome.seeds.join(",")}`).toContain(status);
+    },
+  );
 });

@@ -17,14 +17,24 @@ const tools = [
     type: "function" as const,
     name: "get_weather",
     description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city", "unit"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } },
+      required: ["city", "unit"],
+      additionalProperties: false,
+    },
     strict: true,
   },
   {
     type: "function" as const,
     name: "get_time",
     description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
     strict: true,
   },
 ];
@@ -39,7 +49,11 @@ describe("openai SDK", () => {
   });
 
   it("responses.stream(...).finalResponse() accumulates the stream without error", async () => {
-    const stream = client().responses.stream({ model: "mock-model-1", input: "Count from 1 to 5.", instructions: "Be brief." });
+    const stream = client().responses.stream({
+      model: "mock-model-1",
+      input: "Count from 1 to 5.",
+      instructions: "Be brief.",
+    });
     const deltas: string[] = [];
     stream.on("response.output_text.delta", (e) => deltas.push(e.delta));
     const final = await stream.finalResponse();
@@ -55,15 +69,21 @@ describe("openai SDK", () => {
     const plain = await client().responses.create(body);
     const streamed = await client().responses.stream(body).finalResponse();
     // The same answer; the second request is a repeat, so it has ids of its own.
-    expect(withoutIds(JSON.parse(JSON.stringify(streamed)))).toMatchObject(withoutIds(JSON.parse(JSON.stringify(plain))));
+    expect(withoutIds(JSON.parse(JSON.stringify(streamed)))).toMatchObject(
+      withoutIds(JSON.parse(JSON.stringify(plain))),
+    );
     expect(streamed.id).not.toBe(plain.id);
   });
 
   it("runs a two-turn loop: two parallel tool calls, then a text answer using the outputs", async () => {
-    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "What's the weather and the time in Paris?" }];
+    const input: OpenAI.Responses.ResponseInput = [
+      { role: "user", content: "What's the weather and the time in Paris?" },
+    ];
     const first = await client().responses.create({ model: "mock-model-1", input, tools });
     expectValidResponse(first);
-    const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call");
+    const calls = first.output.filter(
+      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call",
+    );
     expect(calls.map((c) => c.name)).toEqual(["get_weather", "get_time"]);
     for (const c of calls) {
       const args = JSON.parse(c.arguments);
@@ -82,9 +102,19 @@ describe("openai SDK", () => {
   });
 
   it("honours tool_choice none, a named function and allowed_tools", async () => {
-    const none = await client().responses.create({ model: "m", input: "Weather in Paris?", tools, tool_choice: "none" });
+    const none = await client().responses.create({
+      model: "m",
+      input: "Weather in Paris?",
+      tools,
+      tool_choice: "none",
+    });
     expect(none.output.map((o) => o.type)).toEqual(["message"]);
-    const named = await client().responses.create({ model: "m", input: "Weather in Paris?", tools, tool_choice: { type: "function", name: "get_time" } });
+    const named = await client().responses.create({
+      model: "m",
+      input: "Weather in Paris?",
+      tools,
+      tool_choice: { type: "function", name: "get_time" },
+    });
     expect(named.output.map((o) => (o as { name?: string }).name)).toEqual(["get_time"]);
     const allowed = await client().responses.create({
       model: "m",
@@ -93,7 +123,11 @@ describe("openai SDK", () => {
       tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "get_weather" }] },
     });
     expect(allowed.output.map((o) => (o as { name?: string }).name)).toEqual(["get_weather"]);
-    expect(allowed.tool_choice).toEqual({ type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "get_weather" }] });
+    expect(allowed.tool_choice).toEqual({
+      type: "allowed_tools",
+      mode: "required",
+      tools: [{ type: "function", name: "get_weather" }],
+    });
   });
 
   it("with parallel_tool_calls false makes exactly one call", async () => {
@@ -112,7 +146,11 @@ describe("openai SDK", () => {
           strict: true,
           schema: {
             type: "object",
-            properties: { name: { type: "string" }, population: { type: "integer", minimum: 0 }, tags: { type: "array", items: { type: "string" }, minItems: 1 } },
+            properties: {
+              name: { type: "string" },
+              population: { type: "integer", minimum: 0 },
+              tags: { type: "array", items: { type: "string" }, minItems: 1 },
+            },
             required: ["name", "population", "tags"],
             additionalProperties: false,
           },
@@ -144,7 +182,12 @@ describe("openai SDK", () => {
   });
 
   it("ends incomplete at max_output_tokens, with the text cut at the budget", async () => {
-    const res = await client().responses.create({ model: "m", input: "Write at length about nothing in particular.", max_output_tokens: 16, text: { verbosity: "high" } });
+    const res = await client().responses.create({
+      model: "m",
+      input: "Write at length about nothing in particular.",
+      max_output_tokens: 16,
+      text: { verbosity: "high" },
+    });
     expectValidResponse(res);
     expect(res.status).toBe("incomplete");
     expect(res.incomplete_details).toEqual({ reason: "max_output_tokens" });

@@ -12,8 +12,16 @@ import { postResponses, TEST_NOW_MS, useServer } from "../support/server.js";
 
 const server = useServer({ seed: 42 });
 
-const weather = { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
-const time = { type: "function", name: "get_time", parameters: { type: "object", properties: { tz: { type: "string", format: "date-time" } } } };
+const weather = {
+  type: "function",
+  name: "get_weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+const time = {
+  type: "function",
+  name: "get_time",
+  parameters: { type: "object", properties: { tz: { type: "string", format: "date-time" } } },
+};
 
 const REQUESTS: Record<string, Record<string, unknown>> = {
   text: { model: "m", input: "Say hello in three words." },
@@ -23,8 +31,20 @@ const REQUESTS: Record<string, Record<string, unknown>> = {
     input: [
       { type: "message", role: "system", content: "You are terse." },
       { type: "message", role: "developer", content: [{ type: "input_text", text: "Prefer metric units." }] },
-      { type: "message", role: "user", content: [{ type: "input_text", text: "What is in this picture?" }, { type: "input_image", image_url: "https://example.com/cat.png", detail: "low" }] },
-      { type: "message", role: "assistant", phase: "final_answer", content: [{ type: "output_text", text: "A cat.", annotations: [] }] },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "What is in this picture?" },
+          { type: "input_image", image_url: "https://example.com/cat.png", detail: "low" },
+        ],
+      },
+      {
+        type: "message",
+        role: "assistant",
+        phase: "final_answer",
+        content: [{ type: "output_text", text: "A cat.", annotations: [] }],
+      },
       { type: "message", role: "user", content: "And now?" },
     ],
   },
@@ -39,12 +59,39 @@ const REQUESTS: Record<string, Record<string, unknown>> = {
       { type: "function_call_output", call_id: "call_1", output: '{"temp_c":18}' },
     ],
   },
-  jsonSchema: { model: "m", input: "JSON please", text: { format: { type: "json_schema", name: "x", schema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } } } },
-  reasoning: { model: "m", input: "Think.", reasoning: { effort: "high", summary: "detailed" }, include: ["reasoning.encrypted_content"] },
-  reasoningAndTools: { model: "m", input: "Think, then call.", reasoning: { effort: "low" }, tools: [weather, time], parallel_tool_calls: false },
+  jsonSchema: {
+    model: "m",
+    input: "JSON please",
+    text: {
+      format: {
+        type: "json_schema",
+        name: "x",
+        schema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+      },
+    },
+  },
+  reasoning: {
+    model: "m",
+    input: "Think.",
+    reasoning: { effort: "high", summary: "detailed" },
+    include: ["reasoning.encrypted_content"],
+  },
+  reasoningAndTools: {
+    model: "m",
+    input: "Think, then call.",
+    reasoning: { effort: "low" },
+    tools: [weather, time],
+    parallel_tool_calls: false,
+  },
   budget: { model: "m", input: "Long answer please.", max_output_tokens: 16, text: { verbosity: "high" } },
   budgetInReasoning: { model: "m", input: "Think a lot.", max_output_tokens: 16, reasoning: { effort: "xhigh" } },
-  budgetInArguments: { model: "m", input: "Call it.", max_output_tokens: 16, tools: [weather, time], reasoning: { effort: "low" } },
+  budgetInArguments: {
+    model: "m",
+    input: "Call it.",
+    max_output_tokens: 16,
+    tools: [weather, time],
+    reasoning: { effort: "low" },
+  },
   logprobs: { model: "m", input: "With logprobs.", include: ["message.output_text.logprobs"], top_logprobs: 3 },
   noObfuscation: { model: "m", input: "No padding.", stream_options: { include_obfuscation: false } },
   vendorTool: { model: "m", input: "Search.", tools: [{ type: "acme:doc_search", index: "kb" }] },
@@ -84,7 +131,9 @@ describe("SSE over raw fetch", () => {
 
   it("obfuscation is on by default and off when include_obfuscation is false", async () => {
     const on = parseSseStrict((await stream(REQUESTS.text)).text).events.filter((e) => e.type.endsWith(".delta"));
-    const off = parseSseStrict((await stream(REQUESTS.noObfuscation)).text).events.filter((e) => e.type.endsWith(".delta"));
+    const off = parseSseStrict((await stream(REQUESTS.noObfuscation)).text).events.filter((e) =>
+      e.type.endsWith(".delta"),
+    );
     expect(on.every((e) => typeof e.obfuscation === "string")).toBe(true);
     expect(off.some((e) => "obfuscation" in e)).toBe(false);
   });
@@ -143,7 +192,9 @@ describe("determinism", () => {
 
   it("different requests with the same seed get different response ids", async () => {
     const a = JSON.parse((await postResponses(server(), REQUESTS.text, { "x-mock-seed": "5" })).text);
-    const b = JSON.parse((await postResponses(server(), { ...REQUESTS.text, input: "Another question" }, { "x-mock-seed": "5" })).text);
+    const b = JSON.parse(
+      (await postResponses(server(), { ...REQUESTS.text, input: "Another question" }, { "x-mock-seed": "5" })).text,
+    );
     expect(a.id).not.toBe(b.id);
   });
 });

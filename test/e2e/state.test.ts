@@ -49,7 +49,12 @@ async function create(body: Record<string, unknown>, headers: Record<string, str
 }
 
 /** Expects a spec error object with this status (and, when given, code and param). */
-function expectError(res: { status: number; json: Json; text: string; headers: Headers }, status: number, code?: string | null, param?: string | null) {
+function expectError(
+  res: { status: number; json: Json; text: string; headers: Headers },
+  status: number,
+  code?: string | null,
+  param?: string | null,
+) {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get("content-type")).toContain("application/json");
   expectErrorBody(res.json);
@@ -63,14 +68,24 @@ const tools = [
     type: "function" as const,
     name: "get_weather",
     description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
     strict: true,
   },
   {
     type: "function" as const,
     name: "get_time",
     description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
     strict: true,
   },
 ];
@@ -86,7 +101,9 @@ describe("previous_response_id: multi-turn through the SDK", () => {
     const r1 = await c.responses.create({ model: MODEL, input: "My name is Ada. Please remember it." });
     const r2 = await c.responses.create({ model: MODEL, previous_response_id: r1.id, input: "What is my name?" });
     // Turn 3 streams: the SDK's accumulator must accept a continued conversation too.
-    const r3 = await c.responses.stream({ model: MODEL, previous_response_id: r2.id, input: "Now spell it backwards." }).finalResponse();
+    const r3 = await c.responses
+      .stream({ model: MODEL, previous_response_id: r2.id, input: "Now spell it backwards." })
+      .finalResponse();
     for (const r of [r1, r2, r3]) {
       valid(r);
       expect(r.status).toBe("completed");
@@ -108,14 +125,21 @@ describe("previous_response_id: multi-turn through the SDK", () => {
     const alone = await c.responses.inputTokens.count({ model: MODEL, input: "What is my name?" });
     expect(in2).toBeGreaterThan(alone.input_tokens + in1);
     // The input_tokens route counts the same context as usage does.
-    const counted = await c.responses.inputTokens.count({ model: MODEL, previous_response_id: r1.id, input: "What is my name?" });
+    const counted = await c.responses.inputTokens.count({
+      model: MODEL,
+      previous_response_id: r1.id,
+      input: "What is my name?",
+    });
     expect(counted.input_tokens).toBe(in2);
   });
 
   it("the SDK surfaces an unknown previous_response_id as a BadRequestError with the spec code and param", async () => {
     const err = await client()
       .responses.create({ model: MODEL, previous_response_id: "resp_sdk_unknown", input: "Hi" })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     const e = err as InstanceType<typeof OpenAI.BadRequestError>;
     expect(e.status).toBe(400);
@@ -127,7 +151,11 @@ describe("previous_response_id: multi-turn through the SDK", () => {
 describe("agentic loop with auto", () => {
   it("turn 1 calls both tools; turn 2 sends only the outputs with previous_response_id and gets an answer quoting both", async () => {
     const c = client();
-    const t1 = await c.responses.create({ model: MODEL, input: "What's the weather and the local time in Oslo?", tools });
+    const t1 = await c.responses.create({
+      model: MODEL,
+      input: "What's the weather and the local time in Oslo?",
+      tools,
+    });
     expectValidResponse(t1);
     const calls = t1.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call");
     expect(calls.map((call) => call.name)).toEqual(["get_weather", "get_time"]);
@@ -160,7 +188,12 @@ describe("agentic loop with auto", () => {
   it("a function_call_output matching no call in the previous_response_id chain is a 400 naming the call_id", async () => {
     const t1 = await create({ input: "What's the weather in Bergen?", tools });
     expect(t1.output.some((o: Json) => o.type === "function_call")).toBe(true);
-    const res = await api("POST", "/responses", { model: MODEL, tools, previous_response_id: t1.id, input: [fco("call_nowhere_2", "42")] });
+    const res = await api("POST", "/responses", {
+      model: MODEL,
+      tools,
+      previous_response_id: t1.id,
+      input: [fco("call_nowhere_2", "42")],
+    });
     const error = expectError(res, 400, "call_not_found", "input[0].call_id");
     expect(error.message).toContain("call_nowhere_2");
   });
@@ -179,7 +212,12 @@ describe("scripted turn selection counts the previous_response_id chain", () => 
     expect(call).toMatchObject({ type: "function_call", name: "get_weather", status: "completed" });
     expect(JSON.parse(call.arguments)).toEqual({ city: "Paris" });
 
-    const t2 = await api("POST", "/responses", { model: MODEL, previous_response_id: t1.json.id, input: [fco(call.call_id, "12°C and drizzle")] }, H);
+    const t2 = await api(
+      "POST",
+      "/responses",
+      { model: MODEL, previous_response_id: t1.json.id, input: [fco(call.call_id, "12°C and drizzle")] },
+      H,
+    );
     expect(t2.status, t2.text).toBe(200);
     valid(t2.json);
     expect(t2.json.previous_response_id).toBe(t1.json.id);
@@ -219,12 +257,21 @@ describe("store: false and unknown previous ids", () => {
 
   it("an unknown previous_response_id is a 400 previous_response_not_found (streamed or not, and for input_tokens)", async () => {
     for (const stream of [false, true]) {
-      const res = await api("POST", "/responses", { model: MODEL, previous_response_id: "resp_never_existed", input: "Hello?", stream });
+      const res = await api("POST", "/responses", {
+        model: MODEL,
+        previous_response_id: "resp_never_existed",
+        input: "Hello?",
+        stream,
+      });
       const error = expectError(res, 400, "previous_response_not_found", "previous_response_id");
       expect(error.type).toBe("invalid_request");
       expect(error.message).toContain("resp_never_existed");
     }
-    const counted = await api("POST", "/responses/input_tokens", { model: MODEL, previous_response_id: "resp_never_existed", input: "Hello?" });
+    const counted = await api("POST", "/responses/input_tokens", {
+      model: MODEL,
+      previous_response_id: "resp_never_existed",
+      input: "Hello?",
+    });
     expectError(counted, 400, "previous_response_not_found", "previous_response_id");
   });
 });
@@ -247,7 +294,11 @@ describe("eviction at the store cap", () => {
       expect(got.status).toBe(200);
       expect(got.json).toEqual(r);
     }
-    const next = await smallApi("POST", "/responses", { model: MODEL, previous_response_id: rs[0].id, input: "Go on." });
+    const next = await smallApi("POST", "/responses", {
+      model: MODEL,
+      previous_response_id: rs[0].id,
+      input: "Go on.",
+    });
     expectError(next, 400, "previous_response_not_found", "previous_response_id");
     // store: false responses take no slot.
     await post({ input: "Not stored.", store: false });
@@ -295,7 +346,11 @@ describe("stored-response routes", () => {
   });
 
   it("the replay is the very stream the response was created as", async () => {
-    const created = await api("POST", "/responses", { model: MODEL, input: "Stream me, then replay me.", stream: true });
+    const created = await api("POST", "/responses", {
+      model: MODEL,
+      input: "Stream me, then replay me.",
+      stream: true,
+    });
     expect(created.status).toBe(200);
     const original = parseSseStrict(created.text).events;
     const id = original[0].response as { id: string };
@@ -317,11 +372,18 @@ describe("stored-response routes", () => {
       expect(part.done).toBe(true);
       expect(part.events).toEqual(all.slice(n + 1));
     }
-    const past = parseSseStrict((await api("GET", `/responses/${r.id}?stream=true&starting_after=${all.length + 10}`)).text);
+    const past = parseSseStrict(
+      (await api("GET", `/responses/${r.id}?stream=true&starting_after=${all.length + 10}`)).text,
+    );
     expect(past.events).toEqual([]);
     expect(past.done).toBe(true);
     for (const bad of ["abc", "1.5", "-2"]) {
-      expectError(await api("GET", `/responses/${r.id}?stream=true&starting_after=${bad}`), 400, "invalid_value", "starting_after");
+      expectError(
+        await api("GET", `/responses/${r.id}?stream=true&starting_after=${bad}`),
+        400,
+        "invalid_value",
+        "starting_after",
+      );
     }
   });
 
@@ -347,7 +409,12 @@ describe("stored-response routes", () => {
     const INPUT = [
       { type: "message", role: "developer", content: "Answer in French." },
       { type: "message", role: "user", content: [{ type: "input_text", text: "First question." }] },
-      { type: "message", id: "msg_given_assistant", role: "assistant", content: [{ type: "output_text", text: "First answer.", annotations: [] }] },
+      {
+        type: "message",
+        id: "msg_given_assistant",
+        role: "assistant",
+        content: [{ type: "output_text", text: "First answer.", annotations: [] }],
+      },
       { type: "message", role: "user", content: "Second question." },
       { type: "message", role: "user", content: "Third question." },
     ];
@@ -372,16 +439,35 @@ describe("stored-response routes", () => {
       expect(body.first_id).toBe(ids[0]);
       expect(body.last_id).toBe(ids[4]);
       // desc: the last input item first.
-      expect(body.data[0]).toMatchObject({ type: "message", role: "user", status: "completed", content: [{ type: "input_text", text: "Third question." }] });
-      expect(body.data[4]).toMatchObject({ type: "message", role: "developer", content: [{ type: "input_text", text: "Answer in French." }] });
-      expect(body.data[2]).toMatchObject({ id: "msg_given_assistant", role: "assistant", content: [{ type: "output_text", text: "First answer." }] });
+      expect(body.data[0]).toMatchObject({
+        type: "message",
+        role: "user",
+        status: "completed",
+        content: [{ type: "input_text", text: "Third question." }],
+      });
+      expect(body.data[4]).toMatchObject({
+        type: "message",
+        role: "developer",
+        content: [{ type: "input_text", text: "Answer in French." }],
+      });
+      expect(body.data[2]).toMatchObject({
+        id: "msg_given_assistant",
+        role: "assistant",
+        content: [{ type: "output_text", text: "First answer." }],
+      });
     });
 
     it("order=asc is the input order; order=desc its reverse; ids are stable across calls", async () => {
       const asc = (await list("?order=asc")).json;
       const desc = (await list("?order=desc")).json;
       const dflt = (await list()).json;
-      expect(asc.data.map((i: Json) => i.content[0].text)).toEqual(["Answer in French.", "First question.", "First answer.", "Second question.", "Third question."]);
+      expect(asc.data.map((i: Json) => i.content[0].text)).toEqual([
+        "Answer in French.",
+        "First question.",
+        "First answer.",
+        "Second question.",
+        "Third question.",
+      ]);
       expect(desc.data).toEqual([...asc.data].reverse());
       expect(dflt).toEqual(desc);
     });
@@ -435,7 +521,12 @@ describe("stored-response routes", () => {
       const t2 = await create({ previous_response_id: t1.id, tools: [tools[0]], input: [fco(call.call_id, "19C")] });
       const items = (await api("GET", `/responses/${t2.id}/input_items`)).json;
       expect(items.data).toHaveLength(1);
-      expect(items.data[0]).toMatchObject({ type: "function_call_output", call_id: call.call_id, output: "19C", status: "completed" });
+      expect(items.data[0]).toMatchObject({
+        type: "function_call_output",
+        call_id: call.call_id,
+        output: "19C",
+        status: "completed",
+      });
       expect(items.data[0].id).toMatch(/^fco_/);
     });
   });
@@ -507,7 +598,12 @@ describe("background responses", () => {
 
   it("returns queued at once, then GET shows it progressing to completed", async () => {
     const t0 = Date.now();
-    const res = await api("POST", "/responses", { model: MODEL, input: "Take your time on this one.", background: true }, { "x-mock-chunk-ms": "20" });
+    const res = await api(
+      "POST",
+      "/responses",
+      { model: MODEL, input: "Take your time on this one.", background: true },
+      { "x-mock-chunk-ms": "20" },
+    );
     expect(res.status, res.text).toBe(200);
     expect(Date.now() - t0).toBeLessThan(500);
     expect(res.json).toMatchObject({ status: "queued", background: true, output: [], completed_at: null, usage: null });
@@ -526,11 +622,20 @@ describe("background responses", () => {
   });
 
   it("background + stream: true streams created, queued, in_progress, … conformantly", async () => {
-    const res = await api("POST", "/responses", { model: MODEL, input: "Stream in the background.", background: true, stream: true }, { "x-mock-chunk-ms": "5" });
+    const res = await api(
+      "POST",
+      "/responses",
+      { model: MODEL, input: "Stream in the background.", background: true, stream: true },
+      { "x-mock-chunk-ms": "5" },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const { events } = parseSseStrict(res.text);
-    expect(events.slice(0, 3).map((e) => e.type)).toEqual(["response.created", "response.queued", "response.in_progress"]);
+    expect(events.slice(0, 3).map((e) => e.type)).toEqual([
+      "response.created",
+      "response.queued",
+      "response.in_progress",
+    ]);
     const folded = expectConformantStream(events);
     expect(folded.background).toBe(true);
     expect(folded.status).toBe("completed");
@@ -550,7 +655,10 @@ describe("background responses", () => {
   });
 
   it("cancel stops a slow background response: cancelled, and it stays cancelled", async () => {
-    const res = await create({ input: "A long, slow background task.", background: true }, { "x-mock-chunk-ms": "200" });
+    const res = await create(
+      { input: "A long, slow background task.", background: true },
+      { "x-mock-chunk-ms": "200" },
+    );
     expect(res.status).toBe("queued");
     await sleep(250);
     const cancelled = await api("POST", `/responses/${res.id}/cancel`);
@@ -577,7 +685,12 @@ describe("background responses", () => {
   });
 
   it("background with an unknown previous_response_id is a 400 before anything is queued", async () => {
-    const res = await api("POST", "/responses", { model: MODEL, input: "Go.", background: true, previous_response_id: "resp_bg_unknown" });
+    const res = await api("POST", "/responses", {
+      model: MODEL,
+      input: "Go.",
+      background: true,
+      previous_response_id: "resp_bg_unknown",
+    });
     expectError(res, 400, "previous_response_not_found", "previous_response_id");
   });
 
@@ -595,7 +708,11 @@ describe("background responses", () => {
 
   it("DELETE of a running background response stops it; it does not come back", async () => {
     const res = await create({ input: "Delete me while I run.", background: true }, { "x-mock-chunk-ms": "30" });
-    expect((await api("DELETE", `/responses/${res.id}`)).json).toEqual({ id: res.id, object: "response.deleted", deleted: true });
+    expect((await api("DELETE", `/responses/${res.id}`)).json).toEqual({
+      id: res.id,
+      object: "response.deleted",
+      deleted: true,
+    });
     await sleep(300);
     expectError(await api("GET", `/responses/${res.id}`), 404, "not_found");
   });
@@ -610,7 +727,12 @@ describe("background responses", () => {
   });
 
   it("background with store: false is a 400 naming store", async () => {
-    const res = await api("POST", "/responses", { model: MODEL, input: "Background but unstored.", background: true, store: false });
+    const res = await api("POST", "/responses", {
+      model: MODEL,
+      input: "Background but unstored.",
+      background: true,
+      store: false,
+    });
     const error = expectError(res, 400, "invalid_value", "store");
     expect(error.message).toMatch(/background/);
   });
@@ -619,14 +741,19 @@ describe("background responses", () => {
 describe("compaction", () => {
   const CONVERSATION = [
     { type: "message", role: "user", content: "Plan a weekend trip to Lisbon for me." },
-    { type: "message", role: "assistant", content: [{ type: "output_text", text: "Gladly. Which dates, and what is your budget?", annotations: [] }] },
+    {
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Gladly. Which dates, and what is your budget?", annotations: [] }],
+    },
   ];
   const compact = async (body: Record<string, unknown>) => {
     const res = await api("POST", "/responses/compact", body);
     expect(res.status, res.text).toBe(200);
     return res.json;
   };
-  const userTexts = (output: Json[]) => output.filter((o) => o.type === "message").map((o) => o.content.map((p: Json) => p.text).join(""));
+  const userTexts = (output: Json[]) =>
+    output.filter((o) => o.type === "message").map((o) => o.content.map((p: Json) => p.text).join(""));
 
   it("compacts a 2-message conversation: the user message kept, then one compaction item; usage present", async () => {
     const c = await compact({ model: MODEL, input: CONVERSATION });
@@ -634,7 +761,12 @@ describe("compaction", () => {
     expect(c.id).toMatch(/^resp_/);
     expect(c.created_at).toBe(Math.floor(TEST_NOW_MS / 1000));
     const last = c.output.at(-1);
-    expect(last).toMatchObject({ type: "compaction", id: expect.stringMatching(/^cmp_/), encrypted_content: expect.any(String), created_by: expect.any(String) });
+    expect(last).toMatchObject({
+      type: "compaction",
+      id: expect.stringMatching(/^cmp_/),
+      encrypted_content: expect.any(String),
+      created_by: expect.any(String),
+    });
     expect(last.encrypted_content.length).toBeGreaterThan(20);
     expect(userTexts(c.output)).toEqual(["Plan a weekend trip to Lisbon for me."]);
     expect(c.output.slice(0, -1).every((o: Json) => o.type === "message" && o.role === "user")).toBe(true);
@@ -645,7 +777,10 @@ describe("compaction", () => {
     const again = await compact({ model: MODEL, input: CONVERSATION });
     expect(again.id).not.toBe(c.id);
     expect(withoutIds(again)).toEqual(withoutIds(c));
-    const sdk = await client().responses.compact({ model: MODEL, input: CONVERSATION as OpenAI.Responses.ResponseInputItem[] });
+    const sdk = await client().responses.compact({
+      model: MODEL,
+      input: CONVERSATION as OpenAI.Responses.ResponseInputItem[],
+    });
     expect(withoutIds(JSON.parse(JSON.stringify(sdk)))).toEqual(withoutIds(c));
   });
 

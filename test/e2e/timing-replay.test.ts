@@ -28,7 +28,14 @@ const body = { model: "gpt-test", input: QUESTION, stream: true };
 const recordedTurn = (timing: { latencyMs: number; chunkMs: number }, delayMs: number) => ({
   steps: [
     { type: "message", text: "Let me check the weather.", chunk: { sizes: [4, 7, 3, 11] } },
-    { type: "function_call", delayMs, name: "get_weather", arguments: '{"city":"Paris"}', call_id: "call_rec", chunk: { chars: 5 } },
+    {
+      type: "function_call",
+      delayMs,
+      name: "get_weather",
+      arguments: '{"city":"Paris"}',
+      call_id: "call_rec",
+      chunk: { chars: 5 },
+    },
   ],
   timing: { recorded: true, ...timing },
   end: { type: "completed" },
@@ -48,10 +55,16 @@ let dir: string;
 let slowDir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "orm-replay-"));
-  writeFileSync(join(dir, "weather-in-paris-0a1b2c3d.json"), JSON.stringify(recording("weather-in-paris-0a1b2c3d", { latencyMs: LATENCY, chunkMs: CHUNK }, DELAY), null, 2));
+  writeFileSync(
+    join(dir, "weather-in-paris-0a1b2c3d.json"),
+    JSON.stringify(recording("weather-in-paris-0a1b2c3d", { latencyMs: LATENCY, chunkMs: CHUNK }, DELAY), null, 2),
+  );
   // For the CLI, which runs on the real clock: an hour's latency and delay, so only an instant replay can finish.
   slowDir = mkdtempSync(join(tmpdir(), "orm-replay-slow-"));
-  writeFileSync(join(slowDir, "weather-in-paris-0a1b2c3d.json"), JSON.stringify(recording("weather-in-paris-0a1b2c3d", { latencyMs: 3_600_000, chunkMs: 60_000 }, 3_600_000)));
+  writeFileSync(
+    join(slowDir, "weather-in-paris-0a1b2c3d.json"),
+    JSON.stringify(recording("weather-in-paris-0a1b2c3d", { latencyMs: 3_600_000, chunkMs: 60_000 }, 3_600_000)),
+  );
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -74,7 +87,11 @@ class WaitLog extends ManualClock {
  */
 async function replay(mock: MockServer, clock: WaitLog, headers: Record<string, string> = {}) {
   let done = false;
-  const sent = fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }).then(async (res) => ({
+  const sent = fetch(`${mock.baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  }).then(async (res) => ({
     status: res.status,
     scenario: res.headers.get("x-mock-scenario"),
     text: await res.text(),
@@ -98,18 +115,27 @@ async function replay(mock: MockServer, clock: WaitLog, headers: Record<string, 
 /** When each event of this answer is due at the recorded pace: latency, then CHUNK apart, DELAY more from the tool call on. */
 function recordedTimes(text: string): number[] {
   const events = parseSseStrict(text).events as { type: string; item?: { type: string } }[];
-  const callStart = events.findIndex((e) => e.type === "response.output_item.added" && e.item?.type === "function_call");
+  const callStart = events.findIndex(
+    (e) => e.type === "response.output_item.added" && e.item?.type === "function_call",
+  );
   expect(callStart).toBeGreaterThan(0);
   return events.map((_, i) => LATENCY + CHUNK * i + (i >= callStart ? DELAY : 0));
 }
 
 /** What the client saw, without ids: types and deltas, in order. */
-const said = (text: string) => parseSseStrict(text).events.map((e) => [e.type, (e as { delta?: string }).delta ?? null]);
+const said = (text: string) =>
+  parseSseStrict(text).events.map((e) => [e.type, (e as { delta?: string }).delta ?? null]);
 
 describe("serve --scenarios DIR replays a recording", () => {
   const servers: MockServer[] = [];
   const start = async (options: Parameters<typeof startMockServer>[0]) => {
-    const mock = await startMockServer({ port: 0, library: false, seed: 7, clock: fixedClock(TEST_NOW_MS), ...options });
+    const mock = await startMockServer({
+      port: 0,
+      library: false,
+      seed: 7,
+      clock: fixedClock(TEST_NOW_MS),
+      ...options,
+    });
     servers.push(mock);
     return mock;
   };
@@ -155,7 +181,11 @@ describe("serve --scenarios DIR replays a recording", () => {
     const clock = new WaitLog(0);
     const mock = await start({ scenarios: dir, timers: clock, latencyMs: 0 });
     const res = await replay(mock, clock);
-    expect(res.wokeAt).toEqual(recordedTimes(res.text).map((t) => t - LATENCY).filter((t) => t > 0));
+    expect(res.wokeAt).toEqual(
+      recordedTimes(res.text)
+        .map((t) => t - LATENCY)
+        .filter((t) => t > 0),
+    );
   });
 
   it("faults still apply to an instant replay", async () => {
@@ -186,7 +216,25 @@ describe("serve --scenarios DIR --latency-ms 0 --chunk-ms 0 (the CLI)", () => {
   });
 
   it("replays a recording of an hour's latency and delays at once", async () => {
-    child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--no-library", "--log", "json", "--scenarios", slowDir, "--latency-ms", "0", "--chunk-ms", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "serve",
+        "--port",
+        "0",
+        "--no-library",
+        "--log",
+        "json",
+        "--scenarios",
+        slowDir,
+        "--latency-ms",
+        "0",
+        "--chunk-ms",
+        "0",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     const [first] = await new Promise<string[]>((resolve, reject) => {
       child!.stdout!.setEncoding("utf8").on("data", (d: string) => {
@@ -196,7 +244,11 @@ describe("serve --scenarios DIR --latency-ms 0 --chunk-ms 0 (the CLI)", () => {
       child!.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
     });
     const { baseURL } = JSON.parse(first) as { baseURL: string };
-    const res = await fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.headers.get("x-mock-scenario")).toBe("weather-in-paris-0a1b2c3d");
     const parsed = parseSseStrict(await res.text());
     expectConformantStream(parsed.events);

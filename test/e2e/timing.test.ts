@@ -20,7 +20,11 @@ const rawStream = (headers: Record<string, string>, payload: object = body) => r
 
 describe("heartbeats", () => {
   it("arrive while waiting for the first event and between slow events, as SSE comments", async () => {
-    const res = await postResponses(server(), body, { "x-mock-latency-ms": "300", "x-mock-chunk-ms": "5", "x-mock-heartbeat-ms": "60" });
+    const res = await postResponses(server(), body, {
+      "x-mock-latency-ms": "300",
+      "x-mock-chunk-ms": "5",
+      "x-mock-heartbeat-ms": "60",
+    });
     expect(res.status).toBe(200);
     const before = res.text.slice(0, res.text.indexOf("event: "));
     expect(before.match(/^: keep-alive\n\n/gm)?.length).toBeGreaterThanOrEqual(3);
@@ -31,14 +35,23 @@ describe("heartbeats", () => {
   });
 
   it("do not disturb the openai SDK's stream accumulator", async () => {
-    const client = new OpenAI({ baseURL: server().baseURL, apiKey: "x", maxRetries: 0, defaultHeaders: { "x-mock-chunk-ms": "30", "x-mock-heartbeat-ms": "10", "x-mock-latency-ms": "40" } });
+    const client = new OpenAI({
+      baseURL: server().baseURL,
+      apiKey: "x",
+      maxRetries: 0,
+      defaultHeaders: { "x-mock-chunk-ms": "30", "x-mock-heartbeat-ms": "10", "x-mock-latency-ms": "40" },
+    });
     const final = await client.responses.stream({ model: "mock-model-1", input: "slow please" }).finalResponse();
     expect(final.status).toBe("completed");
     expect(final.output_text).toContain("slow please");
   });
 
   it("do not disturb @ai-sdk/open-responses", async () => {
-    const provider = createOpenResponses({ name: "mock", url: `${server().baseURL}/responses`, headers: { "x-mock-chunk-ms": "20", "x-mock-heartbeat-ms": "7", "x-mock-latency-ms": "30" } });
+    const provider = createOpenResponses({
+      name: "mock",
+      url: `${server().baseURL}/responses`,
+      headers: { "x-mock-chunk-ms": "20", "x-mock-heartbeat-ms": "7", "x-mock-latency-ms": "30" },
+    });
     const result = streamText({ model: provider("mock-model-1"), prompt: "slow please" });
     let text = "";
     for await (const chunk of result.textStream) text += chunk;
@@ -65,13 +78,18 @@ describe("faults", () => {
   });
 
   it("a stall holds the stream, then it completes", async () => {
-    const res = await postResponses(server(), body, { "x-mock-fault": "stall-after-events=2; stall-ms=150", "x-mock-heartbeat-ms": "40" });
+    const res = await postResponses(server(), body, {
+      "x-mock-fault": "stall-after-events=2; stall-ms=150",
+      "x-mock-heartbeat-ms": "40",
+    });
     const parsed = parseSseStrict(res.text);
     expectConformantStream(parsed.events);
   });
 
   it("drop after N applies to non-streamed requests too: no body at all", async () => {
-    await expect(postResponses(server(), { ...body, stream: false }, { "x-mock-fault": "drop-after-events=3" })).rejects.toThrow();
+    await expect(
+      postResponses(server(), { ...body, stream: false }, { "x-mock-fault": "drop-after-events=3" }),
+    ).rejects.toThrow();
   });
 
   it("rejects bad timing and fault headers with a 400 naming the header", async () => {
@@ -101,7 +119,14 @@ describe("scenario timing", () => {
         name: "slow-tool",
         description: "Thinks, pauses before the tool call, with its own heartbeat.",
         timing: { heartbeatMs: 30, chunkMs: 1 },
-        turns: [{ steps: [{ type: "message", text: "Let me check." }, { type: "function_call", name: "lookup", arguments: { q: "x" }, delayMs: 150 }] }],
+        turns: [
+          {
+            steps: [
+              { type: "message", text: "Let me check." },
+              { type: "function_call", name: "lookup", arguments: { q: "x" }, delayMs: 150 },
+            ],
+          },
+        ],
       },
       {
         name: "dropping",
@@ -115,7 +140,10 @@ describe("scenario timing", () => {
   it("a scenario's timing and a step's delay apply: heartbeats fill the pause before the tool call", async () => {
     const res = await postResponses(scripted(), body, { "x-mock-scenario": "slow-tool" });
     const text = res.text;
-    const pause = text.slice(text.indexOf("event: response.output_item.done"), text.lastIndexOf("event: response.output_item.added"));
+    const pause = text.slice(
+      text.indexOf("event: response.output_item.done"),
+      text.lastIndexOf("event: response.output_item.added"),
+    );
     expect(pause.split(": keep-alive").length - 1).toBeGreaterThanOrEqual(3);
     expectConformantStream(parseSseStrict(text).events);
   });
@@ -127,13 +155,17 @@ describe("scenario timing", () => {
 
   it("a scenario's fault applies", async () => {
     const res = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(new URL(`${scripted().baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "dropping" } }, (r) => {
-        let t = "";
-        r.on("data", (d) => (t += d));
-        r.on("end", () => resolve(t));
-        r.on("aborted", () => resolve(t));
-        r.on("error", () => resolve(t));
-      });
+      const req = httpRequest(
+        new URL(`${scripted().baseURL}/responses`),
+        { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "dropping" } },
+        (r) => {
+          let t = "";
+          r.on("data", (d) => (t += d));
+          r.on("end", () => resolve(t));
+          r.on("aborted", () => resolve(t));
+          r.on("error", () => resolve(t));
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify(body));
     });
@@ -148,7 +180,17 @@ describe("backpressure and shutdown", () => {
   const local = useServer({
     seed: 9,
     library: false,
-    scenarios: [{ name: "huge", description: "A 16 MB answer.", turns: [{ steps: [{ type: "message", text: "lorem ipsum ".repeat(16 * 1024 * 1024 / 12), chunk: { chars: 1024 } }] }] }],
+    scenarios: [
+      {
+        name: "huge",
+        description: "A 16 MB answer.",
+        turns: [
+          {
+            steps: [{ type: "message", text: "lorem ipsum ".repeat((16 * 1024 * 1024) / 12), chunk: { chars: 1024 } }],
+          },
+        ],
+      },
+    ],
   });
 
   it("a slow reader does not make the server buffer the whole stream", async () => {
@@ -156,19 +198,23 @@ describe("backpressure and shutdown", () => {
     local().server.on("request", (_req, res) => responses.push(res));
     const huge = { model: "m", input: "x", stream: true };
     const socketDone = new Promise<number>((resolve, reject) => {
-      const req = httpRequest(new URL(`${local().baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "huge" } }, (res) => {
-        res.pause(); // read nothing for a while
-        setTimeout(() => {
-          const served = responses.at(-1)!;
-          // The pacer waits for drain: what sits in Node's buffer stays near one high-water mark.
-          expect(served.writableLength).toBeLessThan(256 * 1024);
-          expect(served.writableEnded).toBe(false);
-          let n = 0;
-          res.on("data", (d) => (n += d.length));
-          res.on("end", () => resolve(n));
-          res.resume();
-        }, 300);
-      });
+      const req = httpRequest(
+        new URL(`${local().baseURL}/responses`),
+        { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "huge" } },
+        (res) => {
+          res.pause(); // read nothing for a while
+          setTimeout(() => {
+            const served = responses.at(-1)!;
+            // The pacer waits for drain: what sits in Node's buffer stays near one high-water mark.
+            expect(served.writableLength).toBeLessThan(256 * 1024);
+            expect(served.writableEnded).toBe(false);
+            let n = 0;
+            res.on("data", (d) => (n += d.length));
+            res.on("end", () => resolve(n));
+            res.resume();
+          }, 300);
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify(huge));
     });
@@ -179,7 +225,11 @@ describe("backpressure and shutdown", () => {
     const mock = await startMockServer({ port: 0 });
     const res = await fetch(`${mock.baseURL}/responses`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-mock-fault": "hang-after-events=3", "x-mock-heartbeat-ms": "20" },
+      headers: {
+        "content-type": "application/json",
+        "x-mock-fault": "hang-after-events=3",
+        "x-mock-heartbeat-ms": "20",
+      },
       body: JSON.stringify(body),
     });
     const reader = res.body!.getReader();
@@ -208,7 +258,16 @@ describe("a client that goes away", () => {
     const got = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
         new URL(`${own().baseURL}/responses`),
-        { method: "POST", agent: false, headers: { "content-type": "application/json", "x-mock-chunk-ms": "50", "x-mock-heartbeat-ms": "20", "x-mock-fault": "hang-after-events=4" } },
+        {
+          method: "POST",
+          agent: false,
+          headers: {
+            "content-type": "application/json",
+            "x-mock-chunk-ms": "50",
+            "x-mock-heartbeat-ms": "20",
+            "x-mock-fault": "hang-after-events=4",
+          },
+        },
         (res) => {
           res.once("data", (d) => {
             req.destroy();
@@ -221,7 +280,8 @@ describe("a client that goes away", () => {
       setTimeout(() => reject(new Error("no data")), 5_000).unref();
     });
     expect(got).toContain("response.created");
-    for (let i = 0; i < 50 && ((await connections()) > 0 || timers() > before); i++) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 50 && ((await connections()) > 0 || timers() > before); i++)
+      await new Promise((r) => setImmediate(r));
     expect(await connections()).toBe(0);
     expect(timers()).toBeLessThanOrEqual(before);
     // The server saw the client leave mid-stream (a count of timers at the first byte raced with other timers ending).

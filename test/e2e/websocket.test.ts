@@ -26,7 +26,12 @@ const TERMINAL = new Set(["response.completed", "response.failed", "response.inc
 const WebSocketErrorEvent = z.object({
   type: z.literal("error"),
   status: z.number().int(),
-  error: z.looseObject({ type: z.string().optional(), code: z.string(), message: z.string().min(10), param: z.string().nullable().optional() }),
+  error: z.looseObject({
+    type: z.string().optional(),
+    code: z.string(),
+    message: z.string().min(10),
+    param: z.string().nullable().optional(),
+  }),
 });
 
 function expectWsError(msg: Msg, status: number, code: string, param?: string | null) {
@@ -146,7 +151,8 @@ class Client {
 }
 
 /** Tries an upgrade that should be refused; resolves with its status and JSON body. */
-const refused = (mock: MockServer, headers: Record<string, string> = {}, path?: string) => refusedUpgrade(wsUrl(mock, path), headers);
+const refused = (mock: MockServer, headers: Record<string, string> = {}, path?: string) =>
+  refusedUpgrade(wsUrl(mock, path), headers);
 
 async function until(cond: () => boolean, ms = 2_000) {
   const deadline = Date.now() + ms;
@@ -156,11 +162,26 @@ async function until(cond: () => boolean, ms = 2_000) {
   }
 }
 
-const weather = { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+const weather = {
+  type: "function",
+  name: "get_weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
 
 const SCENARIOS = [
-  { name: "ws-fails-second", description: "Turn 2 fails.", turns: [{ steps: [{ type: "message", text: "The first answer." }] }, { steps: [{ type: "message", text: "A second answer that breaks." }], end: { type: "failed" } }] },
-  { name: "ws-429-second", description: "Turn 2 is a 429.", turns: [{ steps: [{ type: "message", text: "The first answer." }] }, { end: { type: "http_error", status: 429 } }] },
+  {
+    name: "ws-fails-second",
+    description: "Turn 2 fails.",
+    turns: [
+      { steps: [{ type: "message", text: "The first answer." }] },
+      { steps: [{ type: "message", text: "A second answer that breaks." }], end: { type: "failed" } },
+    ],
+  },
+  {
+    name: "ws-429-second",
+    description: "Turn 2 is a 429.",
+    turns: [{ steps: [{ type: "message", text: "The first answer." }] }, { end: { type: "http_error", status: 429 } }],
+  },
 ];
 
 const server = useServer({ seed: 42, scenarios: SCENARIOS });
@@ -169,7 +190,13 @@ describe("WebSocket mode: turns", () => {
   it("answers several turns on one connection, in order, each a conformant stream", async () => {
     const client = await Client.open(server());
     // Sent back to back: the later ones wait for the earlier ones.
-    for (const n of [1, 2, 3]) client.send({ model: "mock-model-1", input: `Turn number ${n}, please.`, metadata: { turn: String(n) }, store: false });
+    for (const n of [1, 2, 3])
+      client.send({
+        model: "mock-model-1",
+        input: `Turn number ${n}, please.`,
+        metadata: { turn: String(n) },
+        store: false,
+      });
     const ids = new Set<string>();
     for (const n of [1, 2, 3]) {
       const { response } = await client.streamed();
@@ -191,7 +218,16 @@ describe("WebSocket mode: turns", () => {
     await until(() => session.requests.length === 2);
     await client.close();
     const [turn, bad] = session.requests;
-    expect(turn).toMatchObject({ method: "WS", path: "/v1/responses", session: session.id, status: 200, streamed: true, responseId: response.id, scenario: "auto", reason: "default" });
+    expect(turn).toMatchObject({
+      method: "WS",
+      path: "/v1/responses",
+      session: session.id,
+      status: 200,
+      streamed: true,
+      responseId: response.id,
+      scenario: "auto",
+      reason: "default",
+    });
     expect(turn.body).toEqual({ type: "response.create", model: "mock-model-1", input: "Journal this turn." });
     expect(turn.headers.authorization).toBe("Bearer ***3456");
     expect(bad).toMatchObject({ method: "WS", status: 400, rawBody: "not json", body: null });
@@ -206,10 +242,17 @@ describe("WebSocket mode: turns", () => {
     // Not stored: HTTP does not know it.
     expect((await fetch(`${server().baseURL}/responses/${first.id}`)).status).toBe(404);
 
-    client.send({ model: "mock-model-1", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: call!.call_id, output: '{"temp_c":18}' }], tools: [weather], store: false });
+    client.send({
+      model: "mock-model-1",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call!.call_id, output: '{"temp_c":18}' }],
+      tools: [weather],
+      store: false,
+    });
     const second = (await client.streamed()).response;
     expect(second.previous_response_id).toBe(first.id);
-    const message = second.output.find((i) => i.type === "message") as { content: { type: string; text: string }[] } | undefined;
+    const message = second.output.find((i) => i.type === "message") as
+      { content: { type: string; text: string }[] } | undefined;
     expect(message?.content[0].text).toContain("Here's the latest weather for Paris");
     expect(message?.content[0].text).toContain('{"temp_c":18}');
 
@@ -226,7 +269,12 @@ describe("WebSocket mode: turns", () => {
     await a.close();
 
     const b = await Client.open(server());
-    b.send({ model: "mock-model-1", previous_response_id: response.id, input: "What was the code word?", store: false });
+    b.send({
+      model: "mock-model-1",
+      previous_response_id: response.id,
+      input: "What was the code word?",
+      store: false,
+    });
     const error = await b.error();
     expectWsError(error, 400, "previous_response_not_found", "previous_response_id");
     expect(error.error.type).toBe("invalid_request");
@@ -260,7 +308,11 @@ describe("WebSocket mode: turns", () => {
   });
 
   it("applies the upgrade request's x-mock-session: stored responses of other sessions are not found", async () => {
-    const res = await postResponses(server(), { model: "mock-model-1", input: "Stored in session A." }, { "x-mock-session": "ws-a" });
+    const res = await postResponses(
+      server(),
+      { model: "mock-model-1", input: "Stored in session A." },
+      { "x-mock-session": "ws-a" },
+    );
     expect(res.status).toBe(200);
     const { id } = JSON.parse(res.text) as { id: string };
 
@@ -334,7 +386,11 @@ describe("WebSocket mode: turns", () => {
     expect(compacted.output.some((i) => i.type === "compaction")).toBe(true);
 
     const client = await Client.open(server());
-    client.send({ model: "mock-model-1", input: [...compacted.output, { type: "message", role: "user", content: "When is the launch?" }], store: false });
+    client.send({
+      model: "mock-model-1",
+      input: [...compacted.output, { type: "message", role: "user", content: "When is the launch?" }],
+      store: false,
+    });
     const first = (await client.streamed()).response;
     expect(first.status).toBe("completed");
     expect(first.previous_response_id).toBeNull();
@@ -373,7 +429,12 @@ describe("WebSocket mode: invalid messages", () => {
 describe("WebSocket mode: stream, stream_options and background in response.create", () => {
   it("are accepted and ignored by default (the OpenAI Agents SDK always sends stream: true)", async () => {
     const client = await Client.open(server());
-    for (const extra of [{ stream: true }, { stream: false }, { stream: true, stream_options: { include_obfuscation: false } }, { background: false }]) {
+    for (const extra of [
+      { stream: true },
+      { stream: false },
+      { stream: true, stream_options: { include_obfuscation: false } },
+      { background: false },
+    ]) {
       client.send({ model: "mock-model-1", input: "Hello over the socket", ...extra });
       const { response } = await client.streamed();
       expect(response.status, JSON.stringify(extra)).toBe("completed");
@@ -457,11 +518,22 @@ describe("WebSocket mode: authentication", () => {
 
 describe("WebSocket mode: same answer as SSE", () => {
   const strip = (events: Msg[]) =>
-    JSON.parse(JSON.stringify(events), (key, value) => (key === "created_at" || key === "completed_at" ? undefined : value)) as Msg[];
+    JSON.parse(JSON.stringify(events), (key, value) =>
+      key === "created_at" || key === "completed_at" ? undefined : value,
+    ) as Msg[];
 
   for (const [name, body, headers] of [
     ["text, server seed", { model: "mock-model-1", input: "Say hello in three words." }, {}],
-    ["tools and reasoning, x-mock-seed", { model: "mock-model-1", input: "Weather in Paris?", tools: [weather], reasoning: { effort: "low", summary: "auto" } }, { "x-mock-seed": "7" }],
+    [
+      "tools and reasoning, x-mock-seed",
+      {
+        model: "mock-model-1",
+        input: "Weather in Paris?",
+        tools: [weather],
+        reasoning: { effort: "low", summary: "auto" },
+      },
+      { "x-mock-seed": "7" },
+    ],
   ] as const) {
     it(`sends the same events as SSE for the same request and seed (${name})`, async () => {
       const sse = await postResponses(server(), { ...body, stream: true }, headers);

@@ -66,7 +66,9 @@ describe("emitEvents", () => {
       content: [{ type: "reasoning_text", text: "raw thoughts" }],
       encrypted_content: "opaque",
     });
-    expect(final.response.usage.output_tokens_details.reasoning_tokens).toBe(["Need", " to think.", "Second", " part.", "raw ", "thoughts"].reduce((n, c) => n + countTokens(c), 0));
+    expect(final.response.usage.output_tokens_details.reasoning_tokens).toBe(
+      ["Need", " to think.", "Second", " part.", "raw ", "thoughts"].reduce((n, c) => n + countTokens(c), 0),
+    );
   });
 
   it("streams parallel function calls with argument deltas", () => {
@@ -82,14 +84,20 @@ describe("emitEvents", () => {
   it("puts vendor events between items and vendor items whole in added/done", () => {
     const events = emitEvents(makePlan(ITEMS.vendor));
     expect(events[2]).toEqual({ type: "acme:progress", sequence_number: 2, percent: 10 });
-    expect(events[3]).toMatchObject({ type: "response.output_item.added", item: { type: "acme:search_call", status: "in_progress", query: "cats" } });
-    expect(events[4]).toMatchObject({ type: "response.output_item.done", item: { type: "acme:search_call", status: "completed", results: [1, 2] } });
+    expect(events[3]).toMatchObject({
+      type: "response.output_item.added",
+      item: { type: "acme:search_call", status: "in_progress", query: "cats" },
+    });
+    expect(events[4]).toMatchObject({
+      type: "response.output_item.done",
+      item: { type: "acme:search_call", status: "completed", results: [1, 2] },
+    });
   });
 
   it("cuts text at the token budget: the item and the response end incomplete", () => {
     const plan = makePlan([text("msg_1", "one two three", " four five six", " seven")], { budget: 4 });
     const events = emitEvents(plan);
-    const final = (events.at(-1) as { type: string; response: any });
+    const final = events.at(-1) as { type: string; response: any };
     expect(final.type).toBe("response.incomplete");
     expect(final.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(final.response.output[0].status).toBe("incomplete");
@@ -116,7 +124,12 @@ describe("emitEvents", () => {
   });
 
   it("never fails before response.in_progress", () => {
-    expect(types(makePlan(ITEMS.text, { outcome: OUTCOMES.failedEarly }))).toEqual(["response.created", "response.in_progress", "error", "response.failed"]);
+    expect(types(makePlan(ITEMS.text, { outcome: OUTCOMES.failedEarly }))).toEqual([
+      "response.created",
+      "response.in_progress",
+      "error",
+      "response.failed",
+    ]);
   });
 
   it("adds response.queued for a queued start", () => {
@@ -154,7 +167,9 @@ describe("every plan × outcome is conformant and folds to its terminal snapshot
     for (const [outcomeName, outcome] of Object.entries(OUTCOMES)) {
       for (const budget of [null, 16, 2]) {
         it(`${itemsName} / ${outcomeName} / budget ${budget}`, () => {
-          const events = emitEvents(makePlan(items, { outcome, budget, options: { obfuscation: true, logprobs: budget === 2 ? 1 : null } }));
+          const events = emitEvents(
+            makePlan(items, { outcome, budget, options: { obfuscation: true, logprobs: budget === 2 ? 1 : null } }),
+          );
           expectConformantStream(events as never);
         });
       }
@@ -167,7 +182,15 @@ describe("a failure at every possible point is conformant", () => {
     it(itemsName, () => {
       const full = emitEvents(makePlan(items)).length;
       for (let n = 0; n <= full; n++) {
-        const events = emitEvents(makePlan(items, { outcome: { kind: "failed", error: { type: "model_error", code: null, message: "cut", param: null }, afterEvents: n } }));
+        const events = emitEvents(
+          makePlan(items, {
+            outcome: {
+              kind: "failed",
+              error: { type: "model_error", code: null, message: "cut", param: null },
+              afterEvents: n,
+            },
+          }),
+        );
         expect(events.at(-1)!.type).toBe("response.failed");
         expectConformantStream(events as never);
       }

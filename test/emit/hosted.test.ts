@@ -32,7 +32,10 @@ function ctx(hostedItems: "native" | "vendor", include: string[] = []): Generate
   };
 }
 
-const helpers = { fill: (t: string) => t.replace("{{input}}", "hello"), chunk: (t: string) => t.match(/.{1,4}/gs) ?? [] };
+const helpers = {
+  fill: (t: string) => t.replace("{{input}}", "hello"),
+  chunk: (t: string) => t.match(/.{1,4}/gs) ?? [],
+};
 const plan = (step: unknown, c: GenerateContext): PlanItem => planHosted(Step.parse(step) as HostedStep, c, helpers);
 
 const STEPS = [
@@ -47,14 +50,21 @@ const STEPS = [
 ];
 
 describe("hosted calls in the core", () => {
-  it.each(STEPS.map((s, i) => [`${s.type} #${i}`, s] as const))("%s: the fold of its stream is the final response, and emitFinal gives the same", (_name, step) => {
-    const c = ctx("native", ["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"]);
-    const p = makePlan([plan(step, c), text("msg_1", "Done.")]);
-    const { events, response } = emitStream(p);
-    expect(foldEvents(events)).toEqual(response);
-    expect(emitFinal(p)).toEqual(response);
-    expect(events.at(-1)!.type).toBe("response.completed");
-  });
+  it.each(STEPS.map((s, i) => [`${s.type} #${i}`, s] as const))(
+    "%s: the fold of its stream is the final response, and emitFinal gives the same",
+    (_name, step) => {
+      const c = ctx("native", [
+        "web_search_call.action.sources",
+        "code_interpreter_call.outputs",
+        "file_search_call.results",
+      ]);
+      const p = makePlan([plan(step, c), text("msg_1", "Done.")]);
+      const { events, response } = emitStream(p);
+      expect(foldEvents(events)).toEqual(response);
+      expect(emitFinal(p)).toEqual(response);
+      expect(events.at(-1)!.type).toBe("response.completed");
+    },
+  );
 
   it("plays the tool's own events between added and done, in OpenAI's order", () => {
     const c = ctx("native");
@@ -82,7 +92,14 @@ describe("hosted calls in the core", () => {
   it("in the spec dialect, plans an openai:-prefixed vendor item holding the final item, and no tool events", () => {
     const c = ctx("vendor", ["web_search_call.action.sources"]);
     const item = plan(STEPS[0], c);
-    expect(item).toMatchObject({ kind: "vendor_item", item: { type: "openai:web_search_call", status: "completed", action: { type: "search", query: "hello news", sources: [{ type: "url", url: "https://example.com/a" }] } } });
+    expect(item).toMatchObject({
+      kind: "vendor_item",
+      item: {
+        type: "openai:web_search_call",
+        status: "completed",
+        action: { type: "search", query: "hello news", sources: [{ type: "url", url: "https://example.com/a" }] },
+      },
+    });
     const { events, response } = emitStream(makePlan([item]));
     expect(events.map((e) => e.type).slice(2, -1)).toEqual(["response.output_item.added", "response.output_item.done"]);
     expect(foldEvents(events)).toEqual(response);
@@ -98,27 +115,40 @@ describe("hosted calls in the core", () => {
     const interpreting = events.findIndex((e) => e.type === ("response.code_interpreter_call.interpreting" as string));
     const late = events.map((e, i) => (i === interpreting ? { ...e, output_index: 1 } : e)) as StreamEvent[];
     expect(() => foldEvents(late)).toThrow(/no item at output_index 1/);
-    const unknown = events.map((e, i) => (i === interpreting ? { ...e, type: "response.code_interpreter_call.dreaming" } : e)) as StreamEvent[];
+    const unknown = events.map((e, i) =>
+      i === interpreting ? { ...e, type: "response.code_interpreter_call.dreaming" } : e,
+    ) as StreamEvent[];
     expect(() => foldEvents(unknown)).toThrow(/unknown event type/);
   });
 
   it("ends the last hosted item incomplete when the turn does", () => {
     const c = ctx("native");
-    const { response } = emitStream(makePlan([plan(STEPS[0], c)], { outcome: { kind: "incomplete", reason: "max_output_tokens" } }));
+    const { response } = emitStream(
+      makePlan([plan(STEPS[0], c)], { outcome: { kind: "incomplete", reason: "max_output_tokens" } }),
+    );
     expect(response.status).toBe("incomplete");
     expect((response.output[0] as { status: string }).status).toBe("incomplete");
   });
 
   it("any scripted hosted steps, in either form and with any include: the fold of the stream is the final response", () => {
-    const include = fc.subarray(["web_search_call.action.sources", "code_interpreter_call.outputs", "file_search_call.results"]);
+    const include = fc.subarray([
+      "web_search_call.action.sources",
+      "code_interpreter_call.outputs",
+      "file_search_call.results",
+    ]);
     fc.assert(
-      fc.property(fc.array(hostedStep, { minLength: 1, maxLength: 4 }), fc.constantFrom("native" as const, "vendor" as const), include, (steps, form, inc) => {
-        const c = ctx(form, inc);
-        const p = makePlan([...steps.map((s) => plan(s, c)), text("msg_1", "Done.")]);
-        const { events, response } = emitStream(p);
-        expect(foldEvents(events)).toEqual(response);
-        expect(emitFinal(p)).toEqual(response);
-      }),
+      fc.property(
+        fc.array(hostedStep, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom("native" as const, "vendor" as const),
+        include,
+        (steps, form, inc) => {
+          const c = ctx(form, inc);
+          const p = makePlan([...steps.map((s) => plan(s, c)), text("msg_1", "Done.")]);
+          const { events, response } = emitStream(p);
+          expect(foldEvents(events)).toEqual(response);
+          expect(emitFinal(p)).toEqual(response);
+        },
+      ),
       { numRuns: fuzzRuns(100) },
     );
   });

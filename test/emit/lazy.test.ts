@@ -18,7 +18,11 @@ import { loadRegistry } from "../../src/server.js";
 import type { CreateResponseBody, StreamEvent } from "../../src/spec/index.js";
 import { ITEMS, OUTCOMES, makePlan } from "../support/plans.js";
 
-const registry = await loadRegistry({ scenarios: [fileURLToPath(new URL("../../bench/scenarios/long-1000.json", import.meta.url))], scenario: "auto", library: true });
+const registry = await loadRegistry({
+  scenarios: [fileURLToPath(new URL("../../bench/scenarios/long-1000.json", import.meta.url))],
+  scenario: "auto",
+  library: true,
+});
 const SCENARIOS = [...registry.byName.keys()];
 const DIALECT_NAMES = [...DIALECTS.keys()];
 
@@ -41,7 +45,8 @@ function packAll(plan: Plan): Plan {
   const item = (it: PlanItem): PlanItem => {
     if (it.kind === "message") return { ...it, parts: it.parts.map((p) => ({ ...p, chunks: pack(p.chunks) })) };
     if (it.kind === "function_call") return { ...it, chunks: pack(it.chunks) };
-    if (it.kind === "reasoning") return { ...it, summary: it.summary.map(pack), ...(it.content ? { content: it.content.map(pack) } : {}) };
+    if (it.kind === "reasoning")
+      return { ...it, summary: it.summary.map(pack), ...(it.content ? { content: it.content.map(pack) } : {}) };
     return it;
   };
   return { ...plan, items: plan.items.map(item) };
@@ -82,15 +87,54 @@ function expectSameStream(plan: Plan): void {
 
 const REQUESTS: CreateResponseBody[] = [
   { model: "mock-model-1", input: "Hello there, how are you today?" },
-  { model: "mock-model-1", input: "What is the weather in Paris?", tools: [{ type: "function", name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }] },
-  { model: "mock-model-1", input: "Think hard", reasoning: { effort: "high", summary: "auto" }, include: ["reasoning.encrypted_content"] } as CreateResponseBody,
-  { model: "mock-model-1", input: "Short please", max_output_tokens: 16, stream_options: { include_obfuscation: false } } as CreateResponseBody,
-  { model: "mock-model-1", input: "With logprobs", top_logprobs: 2, include: ["message.output_text.logprobs"] } as CreateResponseBody,
+  {
+    model: "mock-model-1",
+    input: "What is the weather in Paris?",
+    tools: [
+      {
+        type: "function",
+        name: "get_weather",
+        description: "Weather",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ],
+  },
+  {
+    model: "mock-model-1",
+    input: "Think hard",
+    reasoning: { effort: "high", summary: "auto" },
+    include: ["reasoning.encrypted_content"],
+  } as CreateResponseBody,
+  {
+    model: "mock-model-1",
+    input: "Short please",
+    max_output_tokens: 16,
+    stream_options: { include_obfuscation: false },
+  } as CreateResponseBody,
+  {
+    model: "mock-model-1",
+    input: "With logprobs",
+    top_logprobs: 2,
+    include: ["message.output_text.logprobs"],
+  } as CreateResponseBody,
 ];
 
-function planOf(scenario: string, dialect: string, seed: number, request: CreateResponseBody, background = false): Plan | undefined {
+function planOf(
+  scenario: string,
+  dialect: string,
+  seed: number,
+  request: CreateResponseBody,
+  background = false,
+): Plan | undefined {
   try {
-    return planRequest({ registry, request: { ...request, ...(background ? { background: true } : {}) }, seed, scenario, createdAt: 1_767_225_600, dialect: DIALECTS.get(dialect) }).plan;
+    return planRequest({
+      registry,
+      request: { ...request, ...(background ? { background: true } : {}) },
+      seed,
+      scenario,
+      createdAt: 1_767_225_600,
+      dialect: DIALECTS.get(dialect),
+    }).plan;
   } catch {
     return undefined; // an http_error turn: no stream to compare
   }
@@ -101,8 +145,15 @@ describe("lazy streams equal the eager array", () => {
     for (const items of Object.values(ITEMS)) {
       for (const outcome of Object.values(OUTCOMES)) {
         expectSameStream(makePlan(items, { outcome }));
-        expectSameStream(makePlan(items, { outcome, budget: 3, options: { obfuscation: true, logprobs: 2, queued: true } }));
-        expectSameStream(makePlan(items.map((it, i) => ({ ...it, delayMs: 100 * (i + 1) })), { outcome }));
+        expectSameStream(
+          makePlan(items, { outcome, budget: 3, options: { obfuscation: true, logprobs: 2, queued: true } }),
+        );
+        expectSameStream(
+          makePlan(
+            items.map((it, i) => ({ ...it, delayMs: 100 * (i + 1) })),
+            { outcome },
+          ),
+        );
       }
     }
   });
@@ -132,7 +183,13 @@ describe("lazy streams equal the eager array", () => {
         fc.string({ maxLength: 80 }),
         fc.boolean(),
         (seed, scenario, dialect, request, input, background) => {
-          const plan = planOf(scenario, dialect, seed, { ...request, input: `${String(request.input)} ${input}` }, background);
+          const plan = planOf(
+            scenario,
+            dialect,
+            seed,
+            { ...request, input: `${String(request.input)} ${input}` },
+            background,
+          );
           if (plan) expectSameStream(plan);
         },
       ),
@@ -172,7 +229,12 @@ describe("lazy streams equal the eager array", () => {
     const part = (plan.items[0] as Extract<PlanItem, { kind: "message" }>).parts[0];
     expect(part.chunks).toBeInstanceOf(PackedChunks);
     expect(part.chunks.length).toBe(1000);
-    const unpacked: Plan = { ...plan, items: plan.items.map((it) => (it.kind === "message" ? { ...it, parts: it.parts.map((p) => ({ ...p, chunks: [...p.chunks] })) } : it)) };
+    const unpacked: Plan = {
+      ...plan,
+      items: plan.items.map((it) =>
+        it.kind === "message" ? { ...it, parts: it.parts.map((p) => ({ ...p, chunks: [...p.chunks] })) } : it,
+      ),
+    };
     expect(emitStream(plan).events).toEqual(emitStream(unpacked).events);
     expect(packPlan(unpacked).items[0]).toEqual(plan.items[0]);
     // A short answer is left as planned.

@@ -10,7 +10,14 @@ import { expectConformantStream } from "../support/conformance.js";
 
 const plan = (body: unknown, seed = "s") => {
   const request = CreateResponseBody.parse(body);
-  return planAuto({ request, items: inputItems(request.input), rng: createRng(seed), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 });
+  return planAuto({
+    request,
+    items: inputItems(request.input),
+    rng: createRng(seed),
+    ids: createIdSource("ids"),
+    vendorExtensions: true,
+    createdAt: 1_767_225_600,
+  });
 };
 const output = (body: unknown, seed = "s") => {
   const events = emitEvents(plan(body, seed));
@@ -22,7 +29,11 @@ const weather = {
   name: "get_weather",
   parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
 };
-const email = { type: "function", name: "send_email", parameters: { type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] } };
+const email = {
+  type: "function",
+  name: "send_email",
+  parameters: { type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] },
+};
 
 describe("auto", () => {
   it("finds proper names that do not start a sentence", () => {
@@ -67,15 +78,32 @@ describe("auto", () => {
   });
 
   it("calls several different tools when the user's words name several", () => {
-    const out = output({ model: "m", input: "Check the weather in Oslo, then send_email to the team.", tools: [email, weather] });
+    const out = output({
+      model: "m",
+      input: "Check the weather in Oslo, then send_email to the team.",
+      tools: [email, weather],
+    });
     expect(out.map((o) => o.name)).toEqual(["get_weather", "send_email"]);
     expect(JSON.parse(out[0].arguments)).toEqual({ location: "Oslo" });
   });
 
   it("writes the answer as a JSON object for text.format json_object", () => {
     for (let seed = 0; seed < 20; seed++) {
-      const request = CreateResponseBody.parse({ model: "m", input: "Give me three facts about Lisbon.", text: { format: { type: "json_object" } } });
-      const events = emitEvents(planAuto({ request, items: inputItems(request.input), rng: createRng(`seed-${seed}`), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 }));
+      const request = CreateResponseBody.parse({
+        model: "m",
+        input: "Give me three facts about Lisbon.",
+        text: { format: { type: "json_object" } },
+      });
+      const events = emitEvents(
+        planAuto({
+          request,
+          items: inputItems(request.input),
+          rng: createRng(`seed-${seed}`),
+          ids: createIdSource("ids"),
+          vendorExtensions: true,
+          createdAt: 1_767_225_600,
+        }),
+      );
       const out = expectConformantStream(events as never).output as any[];
       expect(out.map((o) => o.type)).toEqual(["message"]);
       const value = JSON.parse(out[0].content[0].text);
@@ -87,8 +115,15 @@ describe("auto", () => {
   });
 
   it("treats tool_choice as a hard constraint", () => {
-    expect(output({ model: "m", input: "Weather?", tools: [weather], tool_choice: "none" }).map((o) => o.type)).toEqual(["message"]);
-    const allowedNone = output({ model: "m", input: "Weather?", tools: [weather], tool_choice: { type: "allowed_tools", mode: "none", tools: [{ type: "function", name: "get_weather" }] } });
+    expect(output({ model: "m", input: "Weather?", tools: [weather], tool_choice: "none" }).map((o) => o.type)).toEqual(
+      ["message"],
+    );
+    const allowedNone = output({
+      model: "m",
+      input: "Weather?",
+      tools: [weather],
+      tool_choice: { type: "allowed_tools", mode: "none", tools: [{ type: "function", name: "get_weather" }] },
+    });
     expect(allowedNone.map((o) => o.type)).toEqual(["message"]);
     // `required` calls even after tool outputs.
     const required = output({
@@ -102,11 +137,23 @@ describe("auto", () => {
     });
     expect(required.map((o) => o.type)).toEqual(["function_call"]);
     // A named function is called even when the words point elsewhere; allowed_tools restricts the choice.
-    const named = output({ model: "m", input: "Weather in Paris?", tools: [weather, email], tool_choice: { type: "function", name: "send_email" } });
+    const named = output({
+      model: "m",
+      input: "Weather in Paris?",
+      tools: [weather, email],
+      tool_choice: { type: "function", name: "send_email" },
+    });
     expect(named.map((o) => o.name)).toEqual(["send_email"]);
-    const allowed = output({ model: "m", input: "Weather in Paris?", tools: [weather, email], tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "send_email" }] } });
+    const allowed = output({
+      model: "m",
+      input: "Weather in Paris?",
+      tools: [weather, email],
+      tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "send_email" }] },
+    });
     expect(allowed.map((o) => o.name)).toEqual(["send_email"]);
-    expect(output({ model: "m", input: "Send an email.", tools: [weather, email], tool_choice: "none" }).map((o) => o.type)).toEqual(["message"]);
+    expect(
+      output({ model: "m", input: "Send an email.", tools: [weather, email], tool_choice: "none" }).map((o) => o.type),
+    ).toEqual(["message"]);
   });
 
   it("answers tool outputs with a text that uses them", () => {
@@ -129,7 +176,11 @@ describe("auto", () => {
       input: [
         { type: "message", role: "user", content: "list the files" },
         { type: "function_call", call_id: "c1", name: "exec_command", arguments: '{"cmd":"ls"}' },
-        { type: "function_call_output", call_id: "c1", output: "Chunk ID: 1a2b\nWall time: 0.01 seconds\nProcess exited with code 0\nOutput:\nREADME.md\nsrc\n" },
+        {
+          type: "function_call_output",
+          call_id: "c1",
+          output: "Chunk ID: 1a2b\nWall time: 0.01 seconds\nProcess exited with code 0\nOutput:\nREADME.md\nsrc\n",
+        },
       ],
     });
     expect(out[0].content[0].text).toMatch(/^Based on the tool results: exec_command returned README\.md src\./);
@@ -148,8 +199,27 @@ describe("auto", () => {
       { model: "m", input: "", text: { verbosity: "high" } },
       { model: "m", input: "Call things", tools: [weather, email], reasoning: { effort: "medium" } },
       { model: "m", input: "Budget", tools: [weather, email], max_output_tokens: 16, reasoning: {} },
-      { model: "m", input: "JSON", text: { format: { type: "json_schema", schema: { type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"] } } } },
-      { model: "m", input: "Logprobs", include: ["message.output_text.logprobs"], top_logprobs: 5, max_output_tokens: 20 },
+      {
+        model: "m",
+        input: "JSON",
+        text: {
+          format: {
+            type: "json_schema",
+            schema: {
+              type: "object",
+              properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } },
+              required: ["n"],
+            },
+          },
+        },
+      },
+      {
+        model: "m",
+        input: "Logprobs",
+        include: ["message.output_text.logprobs"],
+        top_logprobs: 5,
+        max_output_tokens: 20,
+      },
     ];
     for (let seed = 0; seed < 100; seed++) for (const shape of shapes) output(shape, `seed-${seed}`);
   });

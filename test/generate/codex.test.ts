@@ -17,7 +17,9 @@ const TOOLS = fixture.tools as Tool[];
 const byName = new Map(TOOLS.filter((t) => t.type === "function").map((t) => [t.name!, t]));
 /** Codex's own tool set today, and the older one with `shell` (argv array) instead of `exec_command`. */
 const CURRENT = TOOLS.filter((t) => t.name !== "shell" && t.name !== "update_plan");
-const OLDER = TOOLS.filter((t) => ["shell", "update_plan", "view_image", "apply_patch", "web_search"].includes(t.name ?? t.type));
+const OLDER = TOOLS.filter((t) =>
+  ["shell", "update_plan", "view_image", "apply_patch", "web_search"].includes(t.name ?? t.type),
+);
 
 /** Codex's request: developer and environment messages first, the user's words last; tools as sent (not all are function tools). */
 function codexRequest(prompt: string, tools: Tool[]): CreateResponseBody {
@@ -31,8 +33,23 @@ function codexRequest(prompt: string, tools: Tool[]): CreateResponseBody {
     include: ["reasoning.encrypted_content"],
     instructions: "You are Codex, a coding agent.",
     input: [
-      { type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>sandbox read-only</permissions instructions>" }] },
-      { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/tmp/work</cwd>\n  <shell>bash</shell>\n</environment_context>" }] },
+      {
+        type: "message",
+        role: "developer",
+        content: [
+          { type: "input_text", text: "<permissions instructions>sandbox read-only</permissions instructions>" },
+        ],
+      },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          {
+            type: "input_text",
+            text: "<environment_context>\n  <cwd>/tmp/work</cwd>\n  <shell>bash</shell>\n</environment_context>",
+          },
+        ],
+      },
       { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] },
     ],
     tools,
@@ -43,19 +60,38 @@ function codexRequest(prompt: string, tools: Tool[]): CreateResponseBody {
 
 function calls(prompt: string, tools: Tool[], seed: string) {
   const request = codexRequest(prompt, tools);
-  const plan = planAuto({ request, items: inputItems(request.input), rng: createRng(seed), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 });
+  const plan = planAuto({
+    request,
+    items: inputItems(request.input),
+    rng: createRng(seed),
+    ids: createIdSource("ids"),
+    vendorExtensions: true,
+    createdAt: 1_767_225_600,
+  });
   // The plan, not the stream: the stream check knows only function and vendor tools until the request schema takes Codex's others.
-  return plan.items.flatMap((i) => (i.kind === "function_call" ? [{ name: i.name, args: JSON.parse(i.chunks.join("")) as Record<string, unknown> }] : []));
+  return plan.items.flatMap((i) =>
+    i.kind === "function_call"
+      ? [{ name: i.name, args: JSON.parse(i.chunks.join("")) as Record<string, unknown> }]
+      : [],
+  );
 }
 
 /** Requests a shell answers. */
-const PROMPTS = ["list the files here", "what does this project do?", "run the tests", "show me README.md", "what is the git status?", "Fix the failing build"];
+const PROMPTS = [
+  "list the files here",
+  "what does this project do?",
+  "run the tests",
+  "show me README.md",
+  "what is the git status?",
+  "Fix the failing build",
+];
 const SEEDS = Array.from({ length: 25 }, (_, i) => String(i + 1));
 const MANY_SEEDS = Array.from({ length: 100 }, (_, i) => String(i + 1));
 const INTEGER_NAMED = /(_ms|_tokens|_id|timeout|limit|page|count|index|offset|port)$/;
 
 function expectIntegersWhereNamed(args: Record<string, unknown>, where: string) {
-  for (const [k, v] of Object.entries(args)) if (INTEGER_NAMED.test(k)) expect(Number.isInteger(v), `${where}: ${k} = ${v}`).toBe(true);
+  for (const [k, v] of Object.entries(args))
+    if (INTEGER_NAMED.test(k)) expect(Number.isInteger(v), `${where}: ${k} = ${v}`).toBe(true);
 }
 
 describe("auto with Codex CLI's tools", () => {
@@ -116,7 +152,10 @@ describe("auto with Codex CLI's tools", () => {
       for (const seed of SEEDS) {
         const made = calls(prompt, OLDER, seed);
         const where = `${prompt} / seed ${seed}: ${JSON.stringify(made)}`;
-        expect(made.map((c) => c.name), where).toEqual(["shell"]);
+        expect(
+          made.map((c) => c.name),
+          where,
+        ).toEqual(["shell"]);
         const { args } = made[0];
         expect(validate(byName.get("shell")!.parameters, args), where).toEqual([]);
         expect((args.command as string[]).slice(0, 2), where).toEqual(["bash", "-lc"]);
@@ -128,7 +167,9 @@ describe("auto with Codex CLI's tools", () => {
 
   it("picks the other tools when the words point at them", () => {
     for (const seed of SEEDS.slice(0, 10)) {
-      expect(calls("Take a look at the screenshot in docs/ui.png", CURRENT, seed)).toEqual([{ name: "view_image", args: { path: "docs/ui.png" } }]);
+      expect(calls("Take a look at the screenshot in docs/ui.png", CURRENT, seed)).toEqual([
+        { name: "view_image", args: { path: "docs/ui.png" } },
+      ]);
       const update = calls("mark the goal complete", CURRENT, seed);
       expect(update.map((c) => c.name)).toEqual(["update_goal"]);
       expect(validate(byName.get("update_goal")!.parameters, update[0].args)).toEqual([]);
@@ -140,14 +181,20 @@ describe("auto with Codex CLI's tools", () => {
 
   it("never calls hosted, custom or namespace tools", () => {
     for (const seed of SEEDS) {
-      for (const prompt of ["apply_patch to fix the typo", "search the web for the docs", "close_agent now", ...PROMPTS]) {
+      for (const prompt of [
+        "apply_patch to fix the typo",
+        "search the web for the docs",
+        "close_agent now",
+        ...PROMPTS,
+      ]) {
         for (const c of calls(prompt, TOOLS, seed)) expect(byName.has(c.name), `${prompt}: ${c.name}`).toBe(true);
       }
     }
   });
 
   it("is deterministic: the same seed gives the same call", () => {
-    for (const seed of SEEDS) expect(calls("list the files here", CURRENT, seed)).toEqual(calls("list the files here", CURRENT, seed));
+    for (const seed of SEEDS)
+      expect(calls("list the files here", CURRENT, seed)).toEqual(calls("list the files here", CURRENT, seed));
   });
 });
 

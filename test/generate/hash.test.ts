@@ -24,18 +24,27 @@ describe("hash.ts", () => {
   it("hashChars(fnv1a(key), n) is hashString(key, n)", () => {
     const alphabet = fc.option(fc.string({ minLength: 1, maxLength: 70 }), { nil: undefined });
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 60 }), fc.integer({ min: 0, max: 80 }), alphabet, (key, length, abc) => {
-        expect(hashChars(fnv1a(key), length, abc)).toBe(hashString(key, length, abc));
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 60 }),
+        fc.integer({ min: 0, max: 80 }),
+        alphabet,
+        (key, length, abc) => {
+          expect(hashChars(fnv1a(key), length, abc)).toBe(hashString(key, length, abc));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it("fnv1aNumbered(fnv1a(prefix), n) is fnv1a(`${prefix}:${n}`)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 60 }), fc.oneof(fc.nat(), fc.integer({ min: 0, max: 2_000 })), (prefix, n) => {
-        expect(fnv1aNumbered(fnv1a(prefix), n)).toBe(fnv1a(`${prefix}:${n}`));
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 60 }),
+        fc.oneof(fc.nat(), fc.integer({ min: 0, max: 2_000 })),
+        (prefix, n) => {
+          expect(fnv1aNumbered(fnv1a(prefix), n)).toBe(fnv1a(`${prefix}:${n}`));
+        },
+      ),
       { numRuns: RUNS },
     );
     // An answer's obfuscation string: event 7 of resp_x, a 3-character delta (16 − 3 characters).

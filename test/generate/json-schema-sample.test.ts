@@ -1,5 +1,12 @@
 import { describe, it, expect } from "vitest";
-import { sampleJsonSchema, sampleWithin, utf8Length, VALUE_BUDGET, type SampleRng, type SampleOptions } from "../../src/generate/json-schema-sample.js";
+import {
+  sampleJsonSchema,
+  sampleWithin,
+  utf8Length,
+  VALUE_BUDGET,
+  type SampleRng,
+  type SampleOptions,
+} from "../../src/generate/json-schema-sample.js";
 import { canon, isObj, validate, type S } from "./schema-check.js";
 
 /** mulberry32: a tiny deterministic rng for tests. */
@@ -40,12 +47,27 @@ const SCHEMAS: Record<string, S> = {
     additionalProperties: false,
   },
   constAndEnum: {
-    properties: { kind: { const: "point" }, level: { enum: [1, "two", null, { three: 3 }] }, tag: { type: "string", enum: ["x", "y"] } },
+    properties: {
+      kind: { const: "point" },
+      level: { enum: [1, "two", null, { three: 3 }] },
+      tag: { type: "string", enum: ["x", "y"] },
+    },
     required: ["kind", "level", "tag"],
     additionalProperties: false,
   },
-  uniqueArray: { type: "array", items: { type: "integer", minimum: 1, maximum: 5 }, minItems: 2, maxItems: 4, uniqueItems: true },
-  tuple: { type: "array", prefixItems: [{ type: "string", minLength: 1 }, { type: "number" }, { type: "boolean" }], items: false, minItems: 2 },
+  uniqueArray: {
+    type: "array",
+    items: { type: "integer", minimum: 1, maximum: 5 },
+    minItems: 2,
+    maxItems: 4,
+    uniqueItems: true,
+  },
+  tuple: {
+    type: "array",
+    prefixItems: [{ type: "string", minLength: 1 }, { type: "number" }, { type: "boolean" }],
+    items: false,
+    minItems: 2,
+  },
   lengths: {
     type: "object",
     properties: {
@@ -71,7 +93,10 @@ const SCHEMAS: Record<string, S> = {
   formats: {
     type: "object",
     properties: Object.fromEntries(
-      ["date", "date-time", "time", "email", "uri", "url", "uuid", "ipv4", "hostname"].map((f) => [f, { type: "string", format: f }]),
+      ["date", "date-time", "time", "email", "uri", "url", "uuid", "ipv4", "hostname"].map((f) => [
+        f,
+        { type: "string", format: f },
+      ]),
     ),
     required: ["date", "date-time", "time", "email", "uri", "url", "uuid", "ipv4", "hostname"],
     additionalProperties: false,
@@ -90,16 +115,42 @@ const SCHEMAS: Record<string, S> = {
       onlyMin: { type: "integer", minimum: 1000 },
       free: { type: "number" },
     },
-    required: ["bounded", "exclusive", "draft4", "tinyExclusive", "multiple", "fraction", "integerHalf", "onlyMax", "onlyMin", "free"],
+    required: [
+      "bounded",
+      "exclusive",
+      "draft4",
+      "tinyExclusive",
+      "multiple",
+      "fraction",
+      "integerHalf",
+      "onlyMax",
+      "onlyMin",
+      "free",
+    ],
   },
   unions: {
     type: "object",
     properties: {
-      contact: { anyOf: [{ type: "string", format: "email" }, { type: "integer", minimum: 0 }] },
+      contact: {
+        anyOf: [
+          { type: "string", format: "email" },
+          { type: "integer", minimum: 0 },
+        ],
+      },
       shape: {
         oneOf: [
-          { type: "object", properties: { kind: { const: "circle" }, r: { type: "number", minimum: 0 } }, required: ["kind", "r"], additionalProperties: false },
-          { type: "object", properties: { kind: { const: "square" }, side: { type: "number", minimum: 0 } }, required: ["kind", "side"], additionalProperties: false },
+          {
+            type: "object",
+            properties: { kind: { const: "circle" }, r: { type: "number", minimum: 0 } },
+            required: ["kind", "r"],
+            additionalProperties: false,
+          },
+          {
+            type: "object",
+            properties: { kind: { const: "square" }, side: { type: "number", minimum: 0 } },
+            required: ["kind", "side"],
+            additionalProperties: false,
+          },
           { type: "null" },
         ],
       },
@@ -131,7 +182,11 @@ const SCHEMAS: Record<string, S> = {
     definitions: {
       address: {
         type: "object",
-        properties: { street: { type: "string" }, city: { type: "string" }, zip: { type: "string", pattern: "^\\d{5}$" } },
+        properties: {
+          street: { type: "string" },
+          city: { type: "string" },
+          zip: { type: "string", pattern: "^\\d{5}$" },
+        },
         required: ["street", "city", "zip"],
         additionalProperties: false,
       },
@@ -164,7 +219,11 @@ const SCHEMAS: Record<string, S> = {
         type: "array",
         items: {
           type: "object",
-          properties: { explanation: { type: "string" }, output: { type: ["string", "null"] }, score: { type: "number", minimum: 0, maximum: 1 } },
+          properties: {
+            explanation: { type: "string" },
+            output: { type: ["string", "null"] },
+            score: { type: "number", minimum: 0, maximum: 1 },
+          },
           required: ["explanation", "output", "score"],
           additionalProperties: false,
         },
@@ -198,7 +257,9 @@ describe("sampleJsonSchema", () => {
     expect(validate(SCHEMAS.uniqueArray, [1, 1, 9])).toHaveLength(2);
     expect(validate({ type: "string", format: "uuid" }, "nope")).toHaveLength(1);
     expect(validate({ type: "number", multipleOf: 0.1, exclusiveMaximum: 1 }, 1.05)).toHaveLength(2);
-    expect(validate(SCHEMAS.refsAndRecursion, { root: { value: 1, children: [{ value: "x", children: [] }] }, home: {} })).toHaveLength(4);
+    expect(
+      validate(SCHEMAS.refsAndRecursion, { root: { value: 1, children: [{ value: "x", children: [] }] }, home: {} }),
+    ).toHaveLength(4);
     expect(validate(SCHEMAS.unions.properties, {})).toEqual([]);
     expect(validate({ oneOf: [{ type: "string" }, { type: "null" }] }, 3)).toHaveLength(1);
   });
@@ -237,8 +298,22 @@ describe("sampleJsonSchema", () => {
     const words = ["zebra", "quasar"];
     const v = sampleJsonSchema({ type: "string" }, rng(3), { words }) as string;
     expect(v.split(" ").every((w) => words.includes(w))).toBe(true);
-    const cities = new Set(["Paris", "Tokyo", "Lisbon", "Nairobi", "Toronto", "Sydney", "Berlin", "Seoul", "Lima", "Oslo"]);
-    const loc = sampleJsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }, rng(5)) as S;
+    const cities = new Set([
+      "Paris",
+      "Tokyo",
+      "Lisbon",
+      "Nairobi",
+      "Toronto",
+      "Sydney",
+      "Berlin",
+      "Seoul",
+      "Lima",
+      "Oslo",
+    ]);
+    const loc = sampleJsonSchema(
+      { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      rng(5),
+    ) as S;
     expect(cities.has(loc.city as string)).toBe(true);
   });
 
@@ -250,43 +325,79 @@ describe("sampleJsonSchema", () => {
   });
 
   it("terminates on recursive schemas, respecting maxDepth", () => {
-    const list = { $defs: { l: { type: "object", properties: { next: { $ref: "#/$defs/l" } }, required: ["next"] } }, $ref: "#/$defs/l" };
+    const list = {
+      $defs: { l: { type: "object", properties: { next: { $ref: "#/$defs/l" } }, required: ["next"] } },
+      $ref: "#/$defs/l",
+    };
     const depthOf = (v: unknown): number => (isObj(v) && isObj(v.next) ? 1 + depthOf(v.next) : 0);
     const v = sampleJsonSchema(list, rng(1), { maxDepth: 2 });
     expect(depthOf(v)).toBeLessThan(20);
     const tree = SCHEMAS.refsAndRecursion;
-    const height = (n: unknown): number => (isObj(n) && Array.isArray(n.children) ? 1 + Math.max(0, ...n.children.map(height)) : 0);
-    for (const seed of SEEDS.slice(0, 20)) expect(height((sampleJsonSchema(tree, rng(seed), { maxDepth: 3 }) as S).root)).toBeLessThanOrEqual(3);
+    const height = (n: unknown): number =>
+      isObj(n) && Array.isArray(n.children) ? 1 + Math.max(0, ...n.children.map(height)) : 0;
+    for (const seed of SEEDS.slice(0, 20))
+      expect(height((sampleJsonSchema(tree, rng(seed), { maxDepth: 3 }) as S).root)).toBeLessThanOrEqual(3);
   });
 
   it("never throws on weird schemas", () => {
     const weird: unknown[] = [
-      { type: "object", required: "x" }, { type: 42 }, { items: 5 }, { $ref: "#/nope" }, { $ref: "#" },
-      { $ref: "http://example.com/s.json" }, { allOf: "x" }, { anyOf: [] }, { oneOf: [false] },
-      { minimum: 10, maximum: 1 }, { type: "integer", exclusiveMinimum: 1, exclusiveMaximum: 1 },
-      { type: "string", minLength: 10, maxLength: 2 }, { pattern: "([" }, { pattern: "^(?=a)\\b[^x]$" }, { enum: [] },
+      { type: "object", required: "x" },
+      { type: 42 },
+      { items: 5 },
+      { $ref: "#/nope" },
+      { $ref: "#" },
+      { $ref: "http://example.com/s.json" },
+      { allOf: "x" },
+      { anyOf: [] },
+      { oneOf: [false] },
+      { minimum: 10, maximum: 1 },
+      { type: "integer", exclusiveMinimum: 1, exclusiveMaximum: 1 },
+      { type: "string", minLength: 10, maxLength: 2 },
+      { pattern: "([" },
+      { pattern: "^(?=a)\\b[^x]$" },
+      { enum: [] },
       { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
       { $defs: { a: { allOf: [{ $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" },
       { anyOf: [{ anyOf: [{ type: "string" }] }], oneOf: [{ anyOf: [{ type: "number" }] }] },
       { type: "array", minItems: 3, maxItems: 1, uniqueItems: true, items: { enum: [1] } },
-      { type: "number", multipleOf: -1 }, { type: "number", minimum: -1e308, maximum: 1e308 },
-      JSON.parse('{"properties": {"__proto__": {"type": "string"}, "constructor": {"type": "integer"}}, "required": ["__proto__", "toString"]}'),
-      { type: "string", format: "constructor" }, { type: "object", additionalProperties: false, required: ["a"] },
+      { type: "number", multipleOf: -1 },
+      { type: "number", minimum: -1e308, maximum: 1e308 },
+      JSON.parse(
+        '{"properties": {"__proto__": {"type": "string"}, "constructor": {"type": "integer"}}, "required": ["__proto__", "toString"]}',
+      ),
+      { type: "string", format: "constructor" },
+      { type: "object", additionalProperties: false, required: ["a"] },
       false,
     ];
-    for (const schema of weird) for (const seed of [1, 2, 3]) expect(() => sampleJsonSchema(schema, rng(seed))).not.toThrow();
+    for (const schema of weird)
+      for (const seed of [1, 2, 3]) expect(() => sampleJsonSchema(schema, rng(seed))).not.toThrow();
   });
 });
 
 describe("sampleJsonSchema: values that fit the property's name", () => {
   const one = (key: string, schema: S, seed: number, options: SampleOptions = {}) =>
-    (sampleJsonSchema({ type: "object", properties: { [key]: schema }, required: [key] }, rng(seed), options) as S)[key];
+    (sampleJsonSchema({ type: "object", properties: { [key]: schema }, required: [key] }, rng(seed), options) as S)[
+      key
+    ];
 
   it("gives whole numbers in plausible ranges to durations, budgets, counts, pages, ports and ids, even for type number", () => {
     const ranges: [string, number, number][] = [
-      ["yield_time_ms", 1000, 10000], ["timeout_ms", 1000, 10000], ["timeoutMs", 1000, 10000], ["timeout_seconds", 5, 60], ["timeout", 5, 60],
-      ["max_output_tokens", 1000, 10000], ["max_tokens", 1000, 10000], ["page", 1, 5], ["limit", 5, 50], ["max_results", 5, 50],
-      ["port", 1024, 65535], ["offset", 0, 20], ["session_id", 1, 9999], ["count", 5, 50], ["page_size", 5, 50], ["index", 0, 20],
+      ["yield_time_ms", 1000, 10000],
+      ["timeout_ms", 1000, 10000],
+      ["timeoutMs", 1000, 10000],
+      ["timeout_seconds", 5, 60],
+      ["timeout", 5, 60],
+      ["max_output_tokens", 1000, 10000],
+      ["max_tokens", 1000, 10000],
+      ["page", 1, 5],
+      ["limit", 5, 50],
+      ["max_results", 5, 50],
+      ["port", 1024, 65535],
+      ["offset", 0, 20],
+      ["session_id", 1, 9999],
+      ["count", 5, 50],
+      ["page_size", 5, 50],
+      ["index", 0, 20],
     ];
     for (const [key, lo, hi] of ranges) {
       for (const seed of SEEDS.slice(0, 60)) {
@@ -299,7 +410,9 @@ describe("sampleJsonSchema: values that fit the property's name", () => {
     // Durations are round: 2500 ms, not 2731.
     expect((one("yield_time_ms", { type: "number" }, 9) as number) % 500).toBe(0);
     // Other numbers keep fractions.
-    expect(SEEDS.slice(0, 50).some((seed) => !Number.isInteger(one("temperature", { type: "number" }, seed)))).toBe(true);
+    expect(SEEDS.slice(0, 50).some((seed) => !Number.isInteger(one("temperature", { type: "number" }, seed)))).toBe(
+      true,
+    );
   });
 
   it("keeps the schema's bounds and multipleOf over the name's range", () => {
@@ -323,8 +436,14 @@ describe("sampleJsonSchema: values that fit the property's name", () => {
   it("gives commands, working directories, paths, URLs, queries and reasons that fit their names", () => {
     for (const seed of SEEDS.slice(0, 30)) {
       expect(one("cmd", { type: "string" }, seed, { command: "git status" })).toBe("git status");
-      expect(["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"]).toContain(one("command", { type: "string" }, seed));
-      expect(one("command", { type: "array", items: { type: "string" } }, seed, { command: "ls -la" })).toEqual(["bash", "-lc", "ls -la"]);
+      expect(["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"]).toContain(
+        one("command", { type: "string" }, seed),
+      );
+      expect(one("command", { type: "array", items: { type: "string" } }, seed, { command: "ls -la" })).toEqual([
+        "bash",
+        "-lc",
+        "ls -la",
+      ]);
       expect(one("workdir", { type: "string" }, seed)).toBe(".");
       expect(one("cwd", { type: "string" }, seed)).toBe(".");
       expect(one("path", { type: "string" }, seed)).toMatch(/^[\w-]+(\/[\w-]+)*\.\w+$/);
@@ -341,15 +460,30 @@ describe("sampleJsonSchema: values that fit the property's name", () => {
   it("rarely sets risky flags or picks risky enum values", () => {
     const flags = SEEDS.filter((seed) => one("with_escalated_permissions", { type: "boolean" }, seed) === true).length;
     expect(flags).toBeLessThan(40);
-    const escalated = SEEDS.filter((seed) => one("sandbox_permissions", { type: "string", enum: ["use_default", "require_escalated"] }, seed) === "require_escalated").length;
+    const escalated = SEEDS.filter(
+      (seed) =>
+        one("sandbox_permissions", { type: "string", enum: ["use_default", "require_escalated"] }, seed) ===
+        "require_escalated",
+    ).length;
     expect(escalated).toBeGreaterThan(0);
     expect(escalated).toBeLessThan(40);
   });
 
   it("lets the caller choose optional properties' chance and fix top-level values", () => {
-    const schema = { type: "object", properties: { a: { type: "string" }, b: { type: "string", description: "Only set if a is set." }, c: { type: "integer" } }, required: ["a"] };
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "string" },
+        b: { type: "string", description: "Only set if a is set." },
+        c: { type: "integer" },
+      },
+      required: ["a"],
+    };
     for (const seed of SEEDS.slice(0, 50)) {
-      const v = sampleJsonSchema(schema, rng(seed), { optionalChance: (key) => (key === "b" ? 0 : 1), overrides: { a: "fixed" } }) as S;
+      const v = sampleJsonSchema(schema, rng(seed), {
+        optionalChance: (key) => (key === "b" ? 0 : 1),
+        overrides: { a: "fixed" },
+      }) as S;
       expect(v).toEqual({ a: "fixed", c: v.c });
       expect(Number.isInteger(v.c)).toBe(true);
       const w = sampleJsonSchema(schema, rng(seed), { optionalChance: () => 0, overrides: { c: 7 } }) as S;
@@ -368,7 +502,15 @@ describe("sampleWithin: every sample has a budget", () => {
       [{ type: "string", minLength: 1e9 }, 1e9 + 2],
       [{ type: "array", minItems: 1e9, items: { type: "string", minLength: 100 } }, 2 + 1e9 * 103],
       [{ type: "object", required: ["a"], properties: { a: { type: "string", minLength: 5000 } } }, 2 + 1 + 4 + 5002],
-      [{ anyOf: [{ type: "string", minLength: 9000 }, { type: "array", minItems: 3000 }] }, 5000],
+      [
+        {
+          anyOf: [
+            { type: "string", minLength: 9000 },
+            { type: "array", minItems: 3000 },
+          ],
+        },
+        5000,
+      ],
     ];
     for (const [schema, least] of cases) {
       const sample = within(schema, 4096);
@@ -382,7 +524,12 @@ describe("sampleWithin: every sample has a budget", () => {
       { type: "string", pattern: "^[a-z]{1,10000}$" },
       { type: "string", pattern: "^((ab|c){1,500}){1,500}$" },
       { type: "array", maxItems: 100_000, items: { type: "string", maxLength: 100_000 } },
-      { type: "object", properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, { type: "string", minLength: 20 }])) },
+      {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 300 }, (_, i) => [`k${i}`, { type: "string", minLength: 20 }]),
+        ),
+      },
       { type: "string", minLength: 3000 },
     ];
     for (const schema of schemas) {
@@ -399,7 +546,14 @@ describe("sampleWithin: every sample has a budget", () => {
 
   it("draws again as small as the schema allows when the first draw does not fit", () => {
     // Optional keys each need ~1 KB: a first draw that takes several does not fit 2 KB; the smallest (required only) does.
-    const schema = { type: "object", required: ["id"], properties: { id: { type: "integer" }, ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`o${i}`, { type: "string", minLength: 1000 }])) } };
+    const schema = {
+      type: "object",
+      required: ["id"],
+      properties: {
+        id: { type: "integer" },
+        ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`o${i}`, { type: "string", minLength: 1000 }])),
+      },
+    };
     for (const seed of SEEDS.slice(0, 30)) {
       const sample = within(schema, 2048, seed);
       expect(sample.ok).toBe(true);
@@ -410,12 +564,29 @@ describe("sampleWithin: every sample has a budget", () => {
   it("refuses a schema that needs more values than VALUE_BUDGET, or endless required recursion", () => {
     const many = within({ type: "array", minItems: VALUE_BUDGET + 1, items: { type: "integer" } }, 1e9);
     expect(many).toMatchObject({ ok: false, reason: "values" });
-    const endless = within({ $defs: { n: { type: "object", properties: { a: { $ref: "#/$defs/n" }, b: { $ref: "#/$defs/n" } }, required: ["a", "b"] } }, $ref: "#/$defs/n" }, 1e9);
+    const endless = within(
+      {
+        $defs: {
+          n: {
+            type: "object",
+            properties: { a: { $ref: "#/$defs/n" }, b: { $ref: "#/$defs/n" } },
+            required: ["a", "b"],
+          },
+        },
+        $ref: "#/$defs/n",
+      },
+      1e9,
+    );
     expect(endless.ok).toBe(false);
   });
 
   it("stops on the work budget for huge combinations instead of taking seconds", () => {
-    const allOf = { allOf: Array.from({ length: 10_000 }, (_, i) => ({ properties: { [`k${i}`]: { type: "string" } }, required: [`k${i}`] })) };
+    const allOf = {
+      allOf: Array.from({ length: 10_000 }, (_, i) => ({
+        properties: { [`k${i}`]: { type: "string" } },
+        required: [`k${i}`],
+      })),
+    };
     expect(within(allOf, 65536)).toMatchObject({ ok: false, reason: "work" });
     // A big enum is fine once: the value is one of its values.
     const values = Array.from({ length: 100_000 }, (_, i) => `v${i}`);
@@ -424,7 +595,11 @@ describe("sampleWithin: every sample has a budget", () => {
   });
 
   it("keeps contradictory schemas best effort (small, no refusal)", () => {
-    for (const schema of [{ type: "string", minLength: 10, maxLength: 2 }, { type: "integer", minimum: 5, maximum: 1 }, { type: "array", minItems: 3, maxItems: 1 }]) {
+    for (const schema of [
+      { type: "string", minLength: 10, maxLength: 2 },
+      { type: "integer", minimum: 5, maximum: 1 },
+      { type: "array", minItems: 3, maxItems: 1 },
+    ]) {
       const sample = within(schema, 4096);
       expect(sample.ok).toBe(true);
       if (sample.ok) expect(sample.json.length).toBeLessThan(100);

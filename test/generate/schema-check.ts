@@ -6,7 +6,9 @@
 export type S = Record<string, unknown>;
 export const isObj = (v: unknown): v is S => typeof v === "object" && v !== null && !Array.isArray(v);
 export const canon = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+  JSON.stringify(v, (_k, x: unknown) =>
+    isObj(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x,
+  );
 
 const FORMATS: Record<string, RegExp> = {
   date: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/,
@@ -22,14 +24,22 @@ const FORMATS: Record<string, RegExp> = {
 
 function typeOk(t: string, v: unknown): boolean {
   switch (t) {
-    case "null": return v === null;
-    case "boolean": return typeof v === "boolean";
-    case "integer": return Number.isInteger(v);
-    case "number": return typeof v === "number" && Number.isFinite(v);
-    case "string": return typeof v === "string";
-    case "array": return Array.isArray(v);
-    case "object": return isObj(v);
-    default: return false;
+    case "null":
+      return v === null;
+    case "boolean":
+      return typeof v === "boolean";
+    case "integer":
+      return Number.isInteger(v);
+    case "number":
+      return typeof v === "number" && Number.isFinite(v);
+    case "string":
+      return typeof v === "string";
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return isObj(v);
+    default:
+      return false;
   }
 }
 
@@ -61,7 +71,11 @@ export function validate(schema: unknown, v: unknown, root: unknown = schema, pa
 
   if (typeof v === "number") {
     const n = (k: string) => (typeof s[k] === "number" ? (s[k] as number) : undefined);
-    const min = n("minimum"), max = n("maximum"), xmin = n("exclusiveMinimum"), xmax = n("exclusiveMaximum"), mult = n("multipleOf");
+    const min = n("minimum"),
+      max = n("maximum"),
+      xmin = n("exclusiveMinimum"),
+      xmax = n("exclusiveMaximum"),
+      mult = n("multipleOf");
     if (min !== undefined && (s.exclusiveMinimum === true ? v <= min : v < min)) err("minimum");
     if (max !== undefined && (s.exclusiveMaximum === true ? v >= max : v > max)) err("maximum");
     if (xmin !== undefined && v <= xmin) err("exclusiveMinimum");
@@ -87,7 +101,8 @@ export function validate(schema: unknown, v: unknown, root: unknown = schema, pa
   }
   if (isObj(v)) {
     const props = isObj(s.properties) ? s.properties : {};
-    for (const r of Array.isArray(s.required) ? s.required : []) if (!Object.hasOwn(v, r as string)) err(`required ${String(r)}`);
+    for (const r of Array.isArray(s.required) ? s.required : [])
+      if (!Object.hasOwn(v, r as string)) err(`required ${String(r)}`);
     for (const [k, x] of Object.entries(v)) {
       if (Object.hasOwn(props, k)) errs.push(...validate(props[k], x, root, `${path}.${k}`));
       else if (s.additionalProperties === false) err(`additional property ${k}`);
@@ -95,4 +110,3 @@ export function validate(schema: unknown, v: unknown, root: unknown = schema, pa
   }
   return errs;
 }
-

@@ -15,8 +15,19 @@ const scenario = validateScenario(
     description: "two turns",
     model: "scripted-model",
     turns: [
-      { steps: [{ type: "reasoning", summary: ["Plan."] }, { type: "function_call", name: "get_weather" }, { type: "function_call", name: "raw", arguments: "not json", call_id: "call_fixed" }] },
-      { steps: [{ type: "vendor_item", item: { type: "acme:search_call", query: "q" } }, { type: "message", text: "You said {{input}}; the tool said {{tool_output}}.", chunk: { chars: 4 } }] },
+      {
+        steps: [
+          { type: "reasoning", summary: ["Plan."] },
+          { type: "function_call", name: "get_weather" },
+          { type: "function_call", name: "raw", arguments: "not json", call_id: "call_fixed" },
+        ],
+      },
+      {
+        steps: [
+          { type: "vendor_item", item: { type: "acme:search_call", query: "q" } },
+          { type: "message", text: "You said {{input}}; the tool said {{tool_output}}.", chunk: { chars: 4 } },
+        ],
+      },
       { steps: [], end: { type: "http_error", status: 429, headers: { "retry-after": "2" } } },
     ],
   },
@@ -25,11 +36,24 @@ const scenario = validateScenario(
 
 const run = (input: unknown, extra: object = {}) => {
   const request = CreateResponseBody.parse({ model: "m", input, ...extra });
-  const plan = planScenario(scenario, { request, items: inputItems(request.input), rng: createRng("seed"), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1 });
+  const plan = planScenario(scenario, {
+    request,
+    items: inputItems(request.input),
+    rng: createRng("seed"),
+    ids: createIdSource("ids"),
+    vendorExtensions: true,
+    createdAt: 1,
+  });
   return { plan, response: expectConformantStream(emitEvents(plan) as never) };
 };
 
-const tools = [{ type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Oslo"] } }, required: ["city"] } }];
+const tools = [
+  {
+    type: "function",
+    name: "get_weather",
+    parameters: { type: "object", properties: { city: { type: "string", enum: ["Oslo"] } }, required: ["city"] },
+  },
+];
 
 describe("scripted scenarios", () => {
   it("answers turn 1 when the conversation has no assistant turn yet", () => {
@@ -66,16 +90,33 @@ describe("scripted scenarios", () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ApiError);
-      expect(err).toMatchObject({ status: 429, type: "too_many_requests", code: "rate_limit_exceeded", headers: { "retry-after": "2" } });
+      expect(err).toMatchObject({
+        status: 429,
+        type: "too_many_requests",
+        code: "rate_limit_exceeded",
+        headers: { "retry-after": "2" },
+      });
     }
     // Later turns repeat the last one.
-    expect(() => run([...twoTurns, { role: "assistant", content: "f" }, { role: "user", content: "g" }])).toThrow(ApiError);
+    expect(() => run([...twoTurns, { role: "assistant", content: "f" }, { role: "user", content: "g" }])).toThrow(
+      ApiError,
+    );
   });
 
   it("lets the request's max_output_tokens cut a scripted answer", () => {
-    const long = validateScenario({ name: "long", description: "long", turns: [{ steps: [{ type: "message", text: "word ".repeat(40) }] }] }, "test");
+    const long = validateScenario(
+      { name: "long", description: "long", turns: [{ steps: [{ type: "message", text: "word ".repeat(40) }] }] },
+      "test",
+    );
     const request = CreateResponseBody.parse({ model: "m", input: "x", max_output_tokens: 16 });
-    const plan = planScenario(long, { request, items: inputItems(request.input), rng: createRng("seed"), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1 });
+    const plan = planScenario(long, {
+      request,
+      items: inputItems(request.input),
+      rng: createRng("seed"),
+      ids: createIdSource("ids"),
+      vendorExtensions: true,
+      createdAt: 1,
+    });
     const response = expectConformantStream(emitEvents(plan) as never);
     expect(response.status).toBe("incomplete");
     expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });
@@ -92,8 +133,31 @@ describe("chunk sizes (a recorded stream's chunking)", () => {
   });
 
   it("is a valid chunking in a scenario file, and one of tokens, chars or sizes only", () => {
-    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1, 2] } }] }] }, "t")).not.toThrow();
-    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1], chars: 2 } }] }] }, "t")).toThrow(/exactly one of 'tokens', 'chars' or 'sizes'/);
-    expect(() => validateScenario({ name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [0] } }] }] }, "t")).toThrow();
+    expect(() =>
+      validateScenario(
+        {
+          name: "s",
+          description: "d",
+          turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1, 2] } }] }],
+        },
+        "t",
+      ),
+    ).not.toThrow();
+    expect(() =>
+      validateScenario(
+        {
+          name: "s",
+          description: "d",
+          turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [1], chars: 2 } }] }],
+        },
+        "t",
+      ),
+    ).toThrow(/exactly one of 'tokens', 'chars' or 'sizes'/);
+    expect(() =>
+      validateScenario(
+        { name: "s", description: "d", turns: [{ steps: [{ type: "message", text: "abc", chunk: { sizes: [0] } }] }] },
+        "t",
+      ),
+    ).toThrow();
   });
 });

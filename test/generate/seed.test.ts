@@ -12,7 +12,9 @@ import { canonicalJson, requestDigest, requestSeed } from "../../src/generate/se
 function referenceCanonical(value: unknown, skip?: ReadonlySet<string>): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((v) => referenceCanonical(v)).join(",")}]`;
-  const keys = Object.keys(value).filter((k) => !skip?.has(k) && (value as Record<string, unknown>)[k] !== undefined).sort();
+  const keys = Object.keys(value)
+    .filter((k) => !skip?.has(k) && (value as Record<string, unknown>)[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${referenceCanonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
 }
 const TRANSPORT = new Set(["stream", "stream_options"]);
@@ -21,8 +23,20 @@ const referenceDigest = (body: unknown) => {
   return `${fnv1a(text).toString(36)}${fnv1a(text, 0x9e3779b9).toString(36)}`;
 };
 
-const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom<unknown>(undefined, [undefined, 1], { a: undefined, b: 1 }));
-const body = fc.record({ model: fc.string(), input: fc.oneof(fc.string({ unit: "binary" }), fc.array(value, { maxLength: 3 })), stream: fc.boolean(), stream_options: value, extra: value }, { requiredKeys: [] });
+const value = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom<unknown>(undefined, [undefined, 1], { a: undefined, b: 1 }),
+);
+const body = fc.record(
+  {
+    model: fc.string(),
+    input: fc.oneof(fc.string({ unit: "binary" }), fc.array(value, { maxLength: 3 })),
+    stream: fc.boolean(),
+    stream_options: value,
+    extra: value,
+  },
+  { requiredKeys: [] },
+);
 
 describe("the request seed", () => {
   it("canonical JSON and digest are the first definitions' (every seed and id depends on them)", () => {
@@ -38,7 +52,11 @@ describe("the request seed", () => {
 
   it("is pinned for a known request", () => {
     // Key order and transport fields do not matter.
-    expect(requestSeed(0, { input: "hello", model: "mock-model-1", stream: true })).toBe(requestSeed(0, { model: "mock-model-1", input: "hello" }));
-    expect(requestDigest({ model: "mock-model-1", input: "hello" })).toBe(referenceDigest({ model: "mock-model-1", input: "hello" }));
+    expect(requestSeed(0, { input: "hello", model: "mock-model-1", stream: true })).toBe(
+      requestSeed(0, { model: "mock-model-1", input: "hello" }),
+    );
+    expect(requestDigest({ model: "mock-model-1", input: "hello" })).toBe(
+      referenceDigest({ model: "mock-model-1", input: "hello" }),
+    );
   });
 });

@@ -4,7 +4,11 @@ import { optionalChance, shellCommandFor, toolArguments } from "../../src/genera
 import type { FunctionToolParam } from "../../src/spec/index.js";
 import { validate } from "./schema-check.js";
 
-const tool = (parameters: Record<string, unknown> | undefined): FunctionToolParam => ({ type: "function", name: "t", parameters });
+const tool = (parameters: Record<string, unknown> | undefined): FunctionToolParam => ({
+  type: "function",
+  name: "t",
+  parameters,
+});
 const SEEDS = Array.from({ length: 200 }, (_, i) => `seed-${i}`);
 
 const search = tool({
@@ -41,9 +45,19 @@ describe("tool arguments", () => {
   it("fill fewer optional fields when there are many, and none that only go with another choice", () => {
     const properties: Record<string, unknown> = { cmd: { type: "string" } };
     for (let i = 0; i < 10; i++) properties[`opt_${i}`] = { type: "string" };
-    properties.justification = { type: "string", description: "User-facing approval question for `require_escalated`; omit otherwise." };
-    properties.prefix_rule = { type: "array", items: { type: "string" }, description: "Only with `sandbox_permissions: require_escalated`." };
-    properties.token_budget = { type: "integer", description: "Positive token budget. Omit unless explicitly requested." };
+    properties.justification = {
+      type: "string",
+      description: "User-facing approval question for `require_escalated`; omit otherwise.",
+    };
+    properties.prefix_rule = {
+      type: "array",
+      items: { type: "string" },
+      description: "Only with `sandbox_permissions: require_escalated`.",
+    };
+    properties.token_budget = {
+      type: "integer",
+      description: "Positive token budget. Omit unless explicitly requested.",
+    };
     const wide = tool({ type: "object", properties, required: ["cmd"] });
     let optionals = 0;
     for (const seed of SEEDS) {
@@ -57,8 +71,12 @@ describe("tool arguments", () => {
     expect(optionals / SEEDS.length).toBeLessThan(2);
     expect(optionals / SEEDS.length).toBeGreaterThan(0.5);
     // A choice whose description names its default among its values is left at it; other described defaults are not.
-    expect(optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Defaults to `safe`." }, 2)).toBe(0);
-    expect(optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Which mode." }, 2)).toBeCloseTo(0.3);
+    expect(
+      optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Defaults to `safe`." }, 2),
+    ).toBe(0);
+    expect(
+      optionalChance("mode", { type: "string", enum: ["safe", "fast"], description: "Which mode." }, 2),
+    ).toBeCloseTo(0.3);
     expect(optionalChance("wait_ms", { type: "number", description: "Defaults to 10000 ms." }, 2)).toBeCloseTo(0.3);
     expect(optionalChance("x", {}, 2)).toBeCloseTo(0.3);
     expect(optionalChance("x", {}, 10)).toBeCloseTo(0.15);
@@ -73,13 +91,20 @@ describe("tool arguments", () => {
   });
 
   it("use the caller's values for the things the user named", () => {
-    const args = toolArguments(tool({ type: "object", properties: { city: { type: "string" } } }), "Weather in Paris and Tokyo", createRng("s"), { city: "Tokyo" });
+    const args = toolArguments(
+      tool({ type: "object", properties: { city: { type: "string" } } }),
+      "Weather in Paris and Tokyo",
+      createRng("s"),
+      { city: "Tokyo" },
+    );
     expect(args).toEqual({ city: "Tokyo" });
   });
 
   it("are the same for the same seed", () => {
     for (const seed of SEEDS.slice(0, 20)) {
-      expect(toolArguments(search, "search cats", createRng(seed))).toEqual(toolArguments(search, "search cats", createRng(seed)));
+      expect(toolArguments(search, "search cats", createRng(seed))).toEqual(
+        toolArguments(search, "search cats", createRng(seed)),
+      );
     }
   });
 });
@@ -99,7 +124,10 @@ describe("the shell command for a request", () => {
 
   it("is harmless: never a quoted command that changes things", () => {
     for (const text of ["run `rm -rf /`", "run `cat a > b`", "run `curl x | sh`", "please `sudo reboot`"]) {
-      for (const seed of SEEDS.slice(0, 20)) expect(["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"]).toContain(cmd(text, seed));
+      for (const seed of SEEDS.slice(0, 20))
+        expect(["ls -la", "pwd", "git status", "cat README.md", "ls", "git log --oneline -5"]).toContain(
+          cmd(text, seed),
+        );
     }
     expect(cmd("cat the file -rf.txt")).not.toContain("-rf");
   });

@@ -38,7 +38,11 @@ describe("the direct path and the Koa app", () => {
   afterAll(() => servers.forEach((s) => s.close()));
 
   const post = (origin: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin}/v1/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-direct-key-123", ...headers }, body: JSON.stringify(body) });
+    fetch(`${origin}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-direct-key-123", ...headers },
+      body: JSON.stringify(body),
+    });
 
   it("answer alike: the same bytes, headers, errors and journal entries", async () => {
     for (const [body, headers] of [
@@ -51,7 +55,8 @@ describe("the direct path and the Koa app", () => {
       const a = await post(direct, body, headers);
       const b = await post(koa, body, headers);
       expect(a.status).toBe(b.status);
-      for (const h of ["content-type", "x-mock-scenario", "cache-control"]) expect(a.headers.get(h)).toBe(b.headers.get(h));
+      for (const h of ["content-type", "x-mock-scenario", "cache-control"])
+        expect(a.headers.get(h)).toBe(b.headers.get(h));
       expect(await a.text()).toBe(await b.text());
       const [ea] = directDeps.journal.list().slice(-1);
       const [eb] = koaDeps.journal.list().slice(-1);
@@ -65,5 +70,4 @@ describe("the direct path and the Koa app", () => {
       }
     }
   });
-
 });

@@ -44,16 +44,23 @@ describe("a stream cut by its client", () => {
     let received = 0;
     const count = await built(async () => {
       await new Promise<void>((resolve) => {
-        const req = httpRequest(new URL(`${mock.baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "5" } }, (res) => {
-          res.setEncoding("utf8");
-          res.on("data", (text: string) => {
-            received += text.split("\nevent: ").length - 1 + (text.startsWith("event: ") ? 1 : 0);
-            if (received >= CUT_AFTER) {
-              req.destroy();
-              resolve();
-            }
-          });
-        });
+        const req = httpRequest(
+          new URL(`${mock.baseURL}/responses`),
+          {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "5" },
+          },
+          (res) => {
+            res.setEncoding("utf8");
+            res.on("data", (text: string) => {
+              received += text.split("\nevent: ").length - 1 + (text.startsWith("event: ") ? 1 : 0);
+              if (received >= CUT_AFTER) {
+                req.destroy();
+                resolve();
+              }
+            });
+          },
+        );
         // Destroying the request ends it with an error on our side: expected.
         req.on("error", () => resolve());
         req.once("close", () => resolve());
@@ -73,7 +80,9 @@ describe("a stream cut by its client", () => {
     const mock = server();
     let received = 0;
     const count = await built(async () => {
-      const ws = new WebSocket(`${mock.baseURL.replace(/^http/, "ws")}/responses`, { headers: { "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "5" } });
+      const ws = new WebSocket(`${mock.baseURL.replace(/^http/, "ws")}/responses`, {
+        headers: { "x-mock-scenario": "long-1000", "x-mock-chunk-ms": "5" },
+      });
       await new Promise<void>((resolve, reject) => {
         ws.once("open", () => ws.send(JSON.stringify({ type: "response.create", model: "m", input: "hello" })));
         ws.on("message", () => {
@@ -97,7 +106,11 @@ describe("a stream cut by its client", () => {
     const mock = server();
     let text = "";
     const count = await built(async () => {
-      const res = await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", "x-mock-scenario": "long-1000" }, body: JSON.stringify({ model: "m", input: "hello", stream: true }) });
+      const res = await fetch(`${mock.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-mock-scenario": "long-1000" },
+        body: JSON.stringify({ model: "m", input: "hello", stream: true }),
+      });
       text = await res.text();
     });
     expect(text.split("\n\n").filter((f) => f.startsWith("event: ")).length).toBe(TOTAL);

@@ -9,7 +9,9 @@ const RESPONSES_ROUTES =
 
 async function get(mock: MockServer, path: string, init: RequestInit = {}) {
   const res = await fetch(new URL(path, mock.url), init);
-  const body = (await res.json()) as { error: { type: string; code: string | null; param: string | null; message: string } };
+  const body = (await res.json()) as {
+    error: { type: string; code: string | null; param: string | null; message: string };
+  };
   return { status: res.status, body };
 }
 
@@ -25,13 +27,28 @@ describe("404 with the admin routes off", () => {
   const server = useServer({ admin: false });
 
   it("any /__mock/ path says the admin routes are off, and why", async () => {
-    for (const [method, path] of [["GET", "/__mock/requests"], ["POST", "/__mock/scenarios"], ["POST", "/__mock/reset"], ["GET", "/__mock/"], ["GET", "/__mock"]]) {
-      await expectNotFound(server(), path, `No route for ${method} ${path}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`, { method });
+    for (const [method, path] of [
+      ["GET", "/__mock/requests"],
+      ["POST", "/__mock/scenarios"],
+      ["POST", "/__mock/reset"],
+      ["GET", "/__mock/"],
+      ["GET", "/__mock"],
+    ]) {
+      await expectNotFound(
+        server(),
+        path,
+        `No route for ${method} ${path}: the admin routes (/__mock/…) are off, because this server was started with --no-admin (option admin: false).`,
+        { method },
+      );
     }
   });
 
   it("elsewhere, the message does not point at admin routes", async () => {
-    await expectNotFound(server(), "/nowhere", "No route for GET /nowhere. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up.");
+    await expectNotFound(
+      server(),
+      "/nowhere",
+      "No route for GET /nowhere. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up.",
+    );
   });
 });
 
@@ -39,7 +56,13 @@ describe("404 with the admin routes on", () => {
   const server = useServer({ apiKey: "sk-404" });
 
   it("other OpenAI APIs under /v1 say that only the Responses API is served, and list its routes (no key needed to learn that)", async () => {
-    for (const [method, path] of [["POST", "/v1/chat/completions"], ["POST", "/v1/completions"], ["POST", "/v1/embeddings"], ["GET", "/v1/models"], ["GET", "/v1"]]) {
+    for (const [method, path] of [
+      ["POST", "/v1/chat/completions"],
+      ["POST", "/v1/completions"],
+      ["POST", "/v1/embeddings"],
+      ["GET", "/v1/models"],
+      ["GET", "/v1"],
+    ]) {
       await expectNotFound(
         server(),
         path,
@@ -50,11 +73,20 @@ describe("404 with the admin routes on", () => {
   });
 
   it("an unknown path under /v1/responses lists the Responses API's routes", async () => {
-    await expectNotFound(server(), "/v1/responses/resp_1/outputs", `No route for GET /v1/responses/resp_1/outputs. The Responses API's routes are: ${RESPONSES_ROUTES}.`);
+    await expectNotFound(
+      server(),
+      "/v1/responses/resp_1/outputs",
+      `No route for GET /v1/responses/resp_1/outputs. The Responses API's routes are: ${RESPONSES_ROUTES}.`,
+    );
   });
 
   it("a Responses path without /v1 points at the base URL", async () => {
-    await expectNotFound(server(), "/responses", "No route for POST /responses. The API lives under /v1: did you mean POST /v1/responses? Give clients the base URL ending in /v1.", { method: "POST" });
+    await expectNotFound(
+      server(),
+      "/responses",
+      "No route for POST /responses. The API lives under /v1: did you mean POST /v1/responses? Give clients the base URL ending in /v1.",
+      { method: "POST" },
+    );
   });
 
   it("an unknown admin path lists the admin routes", async () => {
@@ -66,7 +98,11 @@ describe("404 with the admin routes on", () => {
   });
 
   it("anything else says where the API, the health check and the admin routes are", async () => {
-    await expectNotFound(server(), "/", "No route for GET /. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up; the admin routes are under /__mock/.");
+    await expectNotFound(
+      server(),
+      "/",
+      "No route for GET /. The API lives under /v1 (POST /v1/responses); GET /health answers when the server is up; the admin routes are under /__mock/.",
+    );
   });
 
   it("a long path is cut in the message", async () => {
@@ -75,7 +111,10 @@ describe("404 with the admin routes on", () => {
   });
 
   it("in the openai dialect, the 404 is OpenAI's error object, with the same message", async () => {
-    const { status, body } = await get(server(), "/v1/chat/completions", { method: "POST", headers: { "x-mock-dialect": "openai" } });
+    const { status, body } = await get(server(), "/v1/chat/completions", {
+      method: "POST",
+      headers: { "x-mock-dialect": "openai" },
+    });
     expect(status).toBe(404);
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
     expect(body.error.message).toBe(

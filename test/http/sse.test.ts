@@ -22,7 +22,9 @@ class FakeResponse extends EventEmitter {
   full = false;
   writeHead(_status: number, headers: Record<string, string> | string[]) {
     // Node takes headers as an object or as a flat [name, value, …] list; the sink sends the list.
-    this.headers = Array.isArray(headers) ? Object.fromEntries(headers.flatMap((v, i) => (i % 2 === 0 ? [[v, headers[i + 1]]] : []))) : headers;
+    this.headers = Array.isArray(headers)
+      ? Object.fromEntries(headers.flatMap((v, i) => (i % 2 === 0 ? [[v, headers[i + 1]]] : [])))
+      : headers;
     this.headersSent = true;
     return this;
   }
@@ -41,7 +43,11 @@ class FakeResponse extends EventEmitter {
 
 /** Streams a whole event list, with no pacing as the server does at zero delay, or `chunkMs` apart. */
 const writeEventStream = (res: ServerResponse, events: StreamEvent[], chunkMs = 0) =>
-  playSchedule(buildSchedule(events, { ...ZERO_PROFILE, chunkMs }, { next: () => 0 }), sseSink(res, events, DEFAULT_DIALECT, undefined), { clock: systemClock, start: systemClock.now() });
+  playSchedule(
+    buildSchedule(events, { ...ZERO_PROFILE, chunkMs }, { next: () => 0 }),
+    sseSink(res, events, DEFAULT_DIALECT, undefined),
+    { clock: systemClock, start: systemClock.now() },
+  );
 
 /** Splits written text back into SSE frames (each ends with a blank line). */
 const framesOf = (text: string) => text.split(/(?<=\n\n)/);
@@ -54,7 +60,8 @@ describe("SSE writer", () => {
     // Nothing was paced: the whole stream is one write, the end of the response.
     expect(res.writes).toHaveLength(1);
     expect(framesOf(res.writes[0])).toEqual([...events.map((e) => sseFrame(e)), DONE_FRAME]);
-    for (const frame of framesOf(res.writes[0]).slice(0, -1)) expect(frame).toMatch(/^event: [^\n]+\ndata: [^\n]+\n\n$/);
+    for (const frame of framesOf(res.writes[0]).slice(0, -1))
+      expect(frame).toMatch(/^event: [^\n]+\ndata: [^\n]+\n\n$/);
     expect(res.writableEnded).toBe(true);
     expect(res.headers["content-type"]).toBe("text/event-stream");
   });
@@ -99,7 +106,12 @@ describe("SSE writer", () => {
 
   it("sends the headers as Node's flat list, the same names, order and values as { ...base, ...more }", () => {
     const base = { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" };
-    const cases: Record<string, string>[] = [{}, { "x-mock-scenario": "text" }, { "cache-control": "no-store", "x-request-id": "r1" }, { "content-type": "a", "cache-control": "b", "x-accel-buffering": "c" }];
+    const cases: Record<string, string>[] = [
+      {},
+      { "x-mock-scenario": "text" },
+      { "cache-control": "no-store", "x-request-id": "r1" },
+      { "content-type": "a", "cache-control": "b", "x-accel-buffering": "c" },
+    ];
     for (const more of cases) {
       const merged: Record<string, string> = { ...base, ...more };
       expect(headerList(base, more)).toEqual(Object.entries(merged).flat());

@@ -39,12 +39,15 @@ async function start(options: Parameters<typeof startMockServer>[0] = {}): Promi
 
 const admin = (mock: MockServer, path: string, init?: RequestInit) => fetch(`${mock.url}/__mock${path}`, init);
 
-
 type Output = OpenAI.Responses.ResponseOutputItem;
 /** What an answer said, without ids: text, and calls with their arguments. */
 const said = (output: Output[]) =>
   output.map((item) => {
-    if (item.type === "message") return { type: "message", text: item.content.map((p) => (p.type === "output_text" ? p.text : p.refusal)).join("") };
+    if (item.type === "message")
+      return {
+        type: "message",
+        text: item.content.map((p) => (p.type === "output_text" ? p.text : p.refusal)).join(""),
+      };
     if (item.type === "function_call") return { type: "function_call", name: item.name, arguments: item.arguments };
     return { type: item.type };
   });
@@ -85,7 +88,9 @@ describe("save as scenario", () => {
     expect(validated.code).toBe(0);
 
     const replay = await start({ scenarios: saved.dir, library: false, latencyMs: 0, chunkMs: 0 });
-    const again = await new OpenAI({ baseURL: replay.baseURL, apiKey: "unused" }).responses.create(body, { headers: { "x-mock-scenario": saved.name } });
+    const again = await new OpenAI({ baseURL: replay.baseURL, apiKey: "unused" }).responses.create(body, {
+      headers: { "x-mock-scenario": saved.name },
+    });
     const replayDeltas: string[] = [];
     let replayed: OpenAI.Responses.Response | undefined;
     for await (const event of again) {
@@ -106,14 +111,20 @@ describe("save as scenario", () => {
     const saved = await save(mock, entry.seq);
     expect((await runCli(["validate", saved.file])).code).toBe(0);
     const replay = await start({ scenarios: saved.dir, library: false });
-    const again = await new OpenAI({ baseURL: replay.baseURL, apiKey: "unused" }).responses.create(body, { headers: { "x-mock-scenario": saved.name } });
+    const again = await new OpenAI({ baseURL: replay.baseURL, apiKey: "unused" }).responses.create(body, {
+      headers: { "x-mock-scenario": saved.name },
+    });
     expect(said(again.output)).toEqual(said(original.output));
   });
 
   it("refuses what has no whole answer to save, with a 409 error object", async () => {
     const mock = await start();
     const post = (body: object, headers: Record<string, string> = {}) =>
-      fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }).then((r) => r.text().catch(() => ""));
+      fetch(`${mock.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      }).then((r) => r.text().catch(() => ""));
     await post({ model: "m" }); // 400
     await post({ model: "m", input: "cut", stream: true }, { "x-mock-fault": "drop-after-events=2" });
     await ended(mock);
@@ -142,7 +153,12 @@ describe("copy as curl", () => {
 
   it("run through bash with the key from the environment, gets the same answer, and so does the replay request", async () => {
     const mock = await start({ apiKey: "sk-curl-key-0123456789" });
-    const headers = { "content-type": "application/json", authorization: "Bearer sk-curl-key-0123456789", "x-mock-session": "s1", "x-mock-chunk-ms": "1" };
+    const headers = {
+      "content-type": "application/json",
+      authorization: "Bearer sk-curl-key-0123456789",
+      "x-mock-session": "s1",
+      "x-mock-chunk-ms": "1",
+    };
     // The body above is not JSON ("JSON" alone on a line): first the real one, with the same quoting hazards.
     const body = tricky.replace("\nJSON\n", "\n");
     const first = await fetch(`${mock.baseURL}/responses`, { method: "POST", headers, body });
@@ -150,19 +166,34 @@ describe("copy as curl", () => {
     const original = (await first.json()) as Parameters<typeof outputText>[0];
     const entry = await ended(mock);
 
-    const res = await admin(mock, `/requests/${entry.seq}/curl`, { headers: { authorization: "Bearer sk-curl-key-0123456789" } });
+    const res = await admin(mock, `/requests/${entry.seq}/curl`, {
+      headers: { authorization: "Bearer sk-curl-key-0123456789" },
+    });
     expect(res.status).toBe(200);
-    const view = (await res.json()) as { curl: string; request: { method: string; url: string; headers: Record<string, string>; body: string } };
+    const view = (await res.json()) as {
+      curl: string;
+      request: { method: string; url: string; headers: Record<string, string>; body: string };
+    };
     expect(view.curl).not.toContain("sk-curl-key");
     expect(view.curl).toContain('-H "Authorization: Bearer $OPENRESPONSES_MOCK_API_KEY"');
     expect(view.request).toEqual({
       method: "POST",
       url: `${mock.baseURL}/responses`,
-      headers: { "content-type": "application/json", "x-mock-session": "s1", "x-mock-chunk-ms": "1", "x-mock-scenario": "auto", "x-mock-seed": "11" },
+      headers: {
+        "content-type": "application/json",
+        "x-mock-session": "s1",
+        "x-mock-chunk-ms": "1",
+        "x-mock-scenario": "auto",
+        "x-mock-seed": "11",
+      },
       body,
     });
 
-    const run = await bash(view.curl, { PATH: process.env.PATH, OPENRESPONSES_MOCK_API_KEY: "sk-curl-key-0123456789", HOME: "/nonexistent-home" });
+    const run = await bash(view.curl, {
+      PATH: process.env.PATH,
+      OPENRESPONSES_MOCK_API_KEY: "sk-curl-key-0123456789",
+      HOME: "/nonexistent-home",
+    });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const again = JSON.parse(run.stdout) as Parameters<typeof outputText>[0];
@@ -172,23 +203,56 @@ describe("copy as curl", () => {
     expect(mock.requests.at(-1)!.rawBody).toBe(`${body}\n`);
 
     // The replay request, sent with fetch as the page sends it, gets the same answer too.
-    const replay = await fetch(view.request.url, { method: view.request.method, headers: { ...view.request.headers, authorization: "Bearer sk-curl-key-0123456789" }, body: view.request.body });
+    const replay = await fetch(view.request.url, {
+      method: view.request.method,
+      headers: { ...view.request.headers, authorization: "Bearer sk-curl-key-0123456789" },
+      body: view.request.body,
+    });
     expect(outputText((await replay.json()) as Parameters<typeof outputText>[0])).toBe(outputText(original));
   });
 
   it("a body holding a line that is the delimiter gets another delimiter, and reaches curl as it is", async () => {
-    const request = { method: "POST", url: "http://127.0.0.1:1/v1/responses", headers: { "content-type": "application/json", "x-mock-scenario": "it's" }, body: tricky };
+    const request = {
+      method: "POST",
+      url: "http://127.0.0.1:1/v1/responses",
+      headers: { "content-type": "application/json", "x-mock-scenario": "it's" },
+      body: tricky,
+    };
     const curl = curlCommand(request, true);
     expect(curl).toMatch(/<<'JSON_1'\n[\s\S]*\nJSON_1$/);
     // curl stands in for itself: it prints its arguments, one a line, then what it reads.
-    const run = await bash(`curl() { printf '%s\\n' "$@"; echo ---; cat; }\n${curl}`, { PATH: process.env.PATH, OPENRESPONSES_MOCK_API_KEY: "k$1`x`" });
+    const run = await bash(`curl() { printf '%s\\n' "$@"; echo ---; cat; }\n${curl}`, {
+      PATH: process.env.PATH,
+      OPENRESPONSES_MOCK_API_KEY: "k$1`x`",
+    });
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(["-sS", "-N", "http://127.0.0.1:1/v1/responses", "-H", "content-type: application/json", "-H", "x-mock-scenario: it's", "-H", "Authorization: Bearer k$1`x`", "--data-binary", "@-", "---", tricky, ""].join("\n"));
+    expect(run.stdout).toBe(
+      [
+        "-sS",
+        "-N",
+        "http://127.0.0.1:1/v1/responses",
+        "-H",
+        "content-type: application/json",
+        "-H",
+        "x-mock-scenario: it's",
+        "-H",
+        "Authorization: Bearer k$1`x`",
+        "--data-binary",
+        "@-",
+        "---",
+        tricky,
+        "",
+      ].join("\n"),
+    );
   });
 
   it("refuses a request whose body was not kept, or a WebSocket turn", async () => {
     const mock = await start();
-    await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }).then((r) => r.text());
+    await fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    }).then((r) => r.text());
     const entry = await ended(mock);
     const res = await admin(mock, `/requests/${entry.seq}/curl`);
     expect(res.status).toBe(409);
@@ -200,10 +264,19 @@ describe("proxied entries", () => {
   it("keep the upstream's events as forwarded, with their times; check is the live check's", async () => {
     const upstream = await start({ seed: 4 });
     const proxy = await start({ upstream: upstream.baseURL });
-    const res = await fetch(`${proxy.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "through the proxy", stream: true }) });
+    const res = await fetch(`${proxy.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "through the proxy", stream: true }),
+    });
     const wire = parseSseStrict(await res.text());
     const entry = await ended(proxy);
-    const view = (await (await admin(proxy, `/requests/${entry.seq}/answer`)).json()) as { kind: string; timeline: { t: number; kind: string; event?: unknown }[]; upstream: { url: string }; response: unknown };
+    const view = (await (await admin(proxy, `/requests/${entry.seq}/answer`)).json()) as {
+      kind: string;
+      timeline: { t: number; kind: string; event?: unknown }[];
+      upstream: { url: string };
+      response: unknown;
+    };
     expect(view.kind).toBe("stream");
     expect(view.upstream.url).toBe(`${upstream.baseURL}/responses`);
     const events = view.timeline.filter((m) => m.kind === "event");
@@ -220,10 +293,16 @@ describe("proxied entries", () => {
   it("a proxied JSON answer keeps its body", async () => {
     const upstream = await start({ seed: 4 });
     const proxy = await start({ upstream: upstream.baseURL });
-    const res = await fetch(`${proxy.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "json through the proxy" }) });
+    const res = await fetch(`${proxy.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "json through the proxy" }),
+    });
     const body = await res.json();
     const entry = await ended(proxy);
-    const view = (await (await admin(proxy, `/requests/${entry.seq}/answer`)).json()) as { timeline: { kind: string }[] };
+    const view = (await (await admin(proxy, `/requests/${entry.seq}/answer`)).json()) as {
+      timeline: { kind: string }[];
+    };
     expect(view).toMatchObject({ kind: "json", response: body });
     expect(view.timeline.map((m) => m.kind)).toEqual(["end"]);
   });

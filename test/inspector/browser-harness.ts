@@ -23,13 +23,22 @@ export interface Browser {
 /** Starts headless Chromium with a fresh profile; fails, saying what to install, when it is missing. */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The inspector's browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\` (.ci/run does).`);
+    throw new Error(
+      `The inspector's browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\` (.ci/run does).`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), "openresponses-mock-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
     viewport: { width: 1360, height: 900 },
     acceptDownloads: true,
     colorScheme: "light",
@@ -61,7 +70,9 @@ export interface CliServer {
 /** Serves with the built CLI (the installed layout: dist/ alone) until stopped. */
 export async function serveCli(args: readonly string[]): Promise<CliServer> {
   if (!existsSync(CLI)) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
-  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--port", "0", "--log", "off", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--port", "0", "--log", "off", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const origin = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -104,4 +115,5 @@ export const drawnMarks = (page: Page): Promise<DrawnMark[]> =>
   );
 
 /** The seqs of the visible rows, top to bottom. */
-export const visibleSeqs = (page: Page): Promise<number[]> => page.$$eval("#rows tr:not([hidden])", (trs) => trs.map((tr) => Number(tr.getAttribute("data-seq"))));
+export const visibleSeqs = (page: Page): Promise<number[]> =>
+  page.$$eval("#rows tr:not([hidden])", (trs) => trs.map((tr) => Number(tr.getAttribute("data-seq"))));

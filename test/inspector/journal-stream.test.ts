@@ -74,7 +74,8 @@ class SseReader {
 function parseBlock(block: string): Frame {
   const lines = block.split("\n");
   if (lines.length === 1 && lines[0].startsWith(":")) return { event: null, data: null, comment: lines[0] };
-  if (lines.length !== 2 || !lines[0].startsWith("event: ") || !lines[1].startsWith("data: ")) throw new Error(`not one event line and one data line: ${block.slice(0, 200)}`);
+  if (lines.length !== 2 || !lines[0].startsWith("event: ") || !lines[1].startsWith("data: "))
+    throw new Error(`not one event line and one data line: ${block.slice(0, 200)}`);
   return { event: lines[0].slice(7), data: lines[1].slice(6), comment: null };
 }
 
@@ -120,7 +121,12 @@ describe("GET /__mock/requests/stream", () => {
   it("with ?session=S, only that session's entries and clears", async () => {
     const mock = await start();
     const { reader } = await subscribe(`${mock.url}/__mock/requests/stream?session=a&backlog=0`);
-    const post = (session: string) => fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", "x-mock-session": session }, body: JSON.stringify({ model: "m", input: session }) }).then((r) => r.text());
+    const post = (session: string) =>
+      fetch(`${mock.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-mock-session": session },
+        body: JSON.stringify({ model: "m", input: session }),
+      }).then((r) => r.text());
     await post("b");
     await post("a");
     const first = await reader.message();
@@ -133,7 +139,10 @@ describe("GET /__mock/requests/stream", () => {
 
   it("answers HEAD with the headers alone, holding nothing open", async () => {
     const mock = await start();
-    const res = await fetch(`${mock.url}/__mock/requests/stream`, { method: "HEAD", signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(`${mock.url}/__mock/requests/stream`, {
+      method: "HEAD",
+      signal: AbortSignal.timeout(5_000),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     expect(await res.text()).toBe("");
@@ -150,17 +159,30 @@ describe("GET /__mock/requests/stream", () => {
 });
 
 describe("the inspector routes are admin routes", () => {
-  const routes = ["/requests/stream", "/requests/0/answer", "/requests/0/check", "/requests/0/scenario", "/requests/0/curl"];
+  const routes = [
+    "/requests/stream",
+    "/requests/0/answer",
+    "/requests/0/check",
+    "/requests/0/scenario",
+    "/requests/0/curl",
+  ];
 
   it("behind --api-key: 401 without the key, answered with it", async () => {
     const mock = await start({ apiKey: "sk-inspect" });
-    await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-inspect" }, body: JSON.stringify({ model: "m", input: "hi" }) }).then((r) => r.text());
+    await fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-inspect" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    }).then((r) => r.text());
     for (const route of routes) {
       const denied = await fetch(`${mock.url}/__mock${route}`);
       expect(denied.status, route).toBe(401);
       expect(((await denied.json()) as ErrorBody).error).toMatchObject({ code: "invalid_api_key" });
       const controller = new AbortController();
-      const allowed = await fetch(`${mock.url}/__mock${route}`, { headers: { authorization: "Bearer sk-inspect" }, signal: controller.signal });
+      const allowed = await fetch(`${mock.url}/__mock${route}`, {
+        headers: { authorization: "Bearer sk-inspect" },
+        signal: controller.signal,
+      });
       expect(allowed.status, route).toBe(200);
       controller.abort();
     }
@@ -168,7 +190,11 @@ describe("the inspector routes are admin routes", () => {
 
   it("off with --no-admin: 404", async () => {
     const mock = await start({ admin: false });
-    await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) }).then((r) => r.text());
+    await fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    }).then((r) => r.text());
     for (const route of routes) {
       const res = await fetch(`${mock.url}/__mock${route}`);
       expect(res.status, route).toBe(404);
@@ -178,7 +204,10 @@ describe("the inspector routes are admin routes", () => {
 });
 
 /** The stream's shell on a bare server over `journal`. */
-async function bareServer(journal: Journal, clock: ManualClock | typeof systemClock = systemClock): Promise<{ url: string; server: Server }> {
+async function bareServer(
+  journal: Journal,
+  clock: ManualClock | typeof systemClock = systemClock,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((_req, res) => streamJournal(res, { journal, clock, backlog: 100 }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   closers.push(

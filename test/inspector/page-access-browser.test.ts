@@ -34,7 +34,11 @@ describe("behind --api-key", () => {
     // A request in the journal before the page opens: it must not show until the key is given.
     const res = await fetch(`${server.origin}/v1/responses`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, "x-mock-session": "secret-session" },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${KEY}`,
+        "x-mock-session": "secret-session",
+      },
       body: JSON.stringify({ model: "mock-model-1", input: "Only for key holders." }),
     });
     expect(res.status).toBe(200);
@@ -43,7 +47,11 @@ describe("behind --api-key", () => {
     page.on("requestfinished", async (req: Request) => {
       if (!new URL(req.url()).pathname.startsWith("/__mock/requests")) return;
       const answer = await req.response();
-      data.push({ url: req.url(), status: answer?.status() ?? 0, authorization: (await req.allHeaders()).authorization ?? null });
+      data.push({
+        url: req.url(),
+        status: answer?.status() ?? 0,
+        authorization: (await req.allHeaders()).authorization ?? null,
+      });
     });
   }, 60_000);
 

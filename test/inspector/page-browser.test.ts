@@ -20,7 +20,9 @@ import { runCli, runProcess } from "../support/run.js";
 import { drawnMarks, launchBrowser, screenshot, visibleSeqs, type Browser } from "./browser-harness.js";
 
 /** The page's document, as the functions that run in the browser see it (the tests compile without the DOM lib). */
-declare const document: { querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }> };
+declare const document: {
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
+};
 
 let browser: Browser;
 let mock: MockServer;
@@ -29,7 +31,8 @@ let work: string;
 /** The server's origin (no /v1). */
 let origin: string;
 
-const client = (headers: Record<string, string> = {}) => new OpenAI({ baseURL: mock.baseURL, apiKey: "test", maxRetries: 0, defaultHeaders: headers });
+const client = (headers: Record<string, string> = {}) =>
+  new OpenAI({ baseURL: mock.baseURL, apiKey: "test", maxRetries: 0, defaultHeaders: headers });
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "openresponses-mock-inspector-"));
@@ -64,12 +67,16 @@ async function clearAll(): Promise<void> {
 /** Opens the row of journal entry `seq` and waits for its answer to be drawn. */
 async function openRow(seq: number, streamed: boolean): Promise<void> {
   await page.click(`#rows tr[data-seq="${seq}"] button.open`);
-  await page.locator("#detail-title").filter({ hasText: `#${seq}` }).waitFor();
+  await page
+    .locator("#detail-title")
+    .filter({ hasText: `#${seq}` })
+    .waitFor();
   if (streamed) await page.locator("svg.timeline g.mark").first().waitFor();
   await page.locator("#check-result").waitFor();
 }
 
-const answerOf = async (seq: number): Promise<Answer> => (await fetch(`${origin}/__mock/requests/${seq}/answer`)).json() as Promise<Answer>;
+const answerOf = async (seq: number): Promise<Answer> =>
+  (await fetch(`${origin}/__mock/requests/${seq}/answer`)).json() as Promise<Answer>;
 
 describe("the live list", () => {
   it("fills as requests arrive, newest first, each row with its model, scenario and why, status and outcome", async () => {
@@ -77,16 +84,33 @@ describe("the live list", () => {
     await client({ "x-mock-session": "alpha" }).responses.create({ model: "mock-model-1", input: "Hello there." });
     await page.locator("#rows tr").first().waitFor();
     const [first] = await visibleSeqs(page);
-    await client({ "x-mock-session": "beta", "x-mock-scenario": "tool-call" }).responses.create({ model: "mock-model-2", input: "Weather?", stream: true }).then(async (s) => {
-      for await (const _ of s);
-    });
+    await client({ "x-mock-session": "beta", "x-mock-scenario": "tool-call" })
+      .responses.create({ model: "mock-model-2", input: "Weather?", stream: true })
+      .then(async (s) => {
+        for await (const _ of s);
+      });
     await client({ "x-mock-session": "beta" }).responses.create({ model: "refusal", input: "Do something bad." });
     await rowsSettled(3);
     expect(await visibleSeqs(page)).toEqual([first + 2, first + 1, first]);
-    const cells = await page.$$eval("#rows tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    const cells = await page.$$eval("#rows tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+    );
     // time, request, model, scenario (why), status, outcome, stream, duration, session
-    expect(cells[0].slice(1, 7)).toEqual(["POST /v1/responses", "refusal", "refusal (model)", "200", "completed", "JSON"]);
-    expect(cells[1].slice(1, 6)).toEqual(["POST /v1/responses", "mock-model-2", "tool-call (header)", "200", "completed"]);
+    expect(cells[0].slice(1, 7)).toEqual([
+      "POST /v1/responses",
+      "refusal",
+      "refusal (model)",
+      "200",
+      "completed",
+      "JSON",
+    ]);
+    expect(cells[1].slice(1, 6)).toEqual([
+      "POST /v1/responses",
+      "mock-model-2",
+      "tool-call (header)",
+      "200",
+      "completed",
+    ]);
     expect(cells[1][6]).toMatch(/^stream · \d+$/);
     expect(cells[2].slice(1, 5)).toEqual(["POST /v1/responses", "mock-model-1", "auto (default)", "200"]);
     expect(cells.map((c) => c[8])).toEqual(["beta", "beta", "alpha"]);
@@ -98,7 +122,9 @@ describe("the live list", () => {
   it("filters by session, scenario, status and text", async () => {
     await clearAll();
     await client({ "x-mock-session": "s1" }).responses.create({ model: "mock-model-1", input: "apples and pears" });
-    await client({ "x-mock-session": "s2", "x-mock-scenario": "error-429" }).responses.create({ model: "mock-model-1", input: "plums" }).catch(() => undefined);
+    await client({ "x-mock-session": "s2", "x-mock-scenario": "error-429" })
+      .responses.create({ model: "mock-model-1", input: "plums" })
+      .catch(() => undefined);
     await client({ "x-mock-session": "s2" }).responses.create({ model: "text", input: "cherries" });
     await fetch(`${origin}/nope`);
     await rowsSettled(4);
@@ -132,7 +158,12 @@ describe("one request on its timeline", () => {
   it("shows a paced stream's events and heartbeats in order, with the gaps of its answer and its schedule", async () => {
     await clearAll();
     const timing = { latencyMs: 120, chunkMs: 30, heartbeatMs: 50 };
-    const stream = await client({ "x-mock-latency-ms": String(timing.latencyMs), "x-mock-chunk-ms": String(timing.chunkMs), "x-mock-heartbeat-ms": String(timing.heartbeatMs), "x-mock-scenario": "text" }).responses.create({
+    const stream = await client({
+      "x-mock-latency-ms": String(timing.latencyMs),
+      "x-mock-chunk-ms": String(timing.chunkMs),
+      "x-mock-heartbeat-ms": String(timing.heartbeatMs),
+      "x-mock-scenario": "text",
+    }).responses.create({
       model: "mock-model-1",
       input: "Pace me.",
       stream: true,
@@ -145,7 +176,9 @@ describe("one request on its timeline", () => {
     const answer = await answerOf(seq);
     const drawn = await drawnMarks(page);
     // The page draws every mark of the answer, in its order, at its time.
-    expect(drawn.map((m) => [m.kind, m.t, m.index])).toEqual(answer.timeline.map((m) => [m.kind, m.t, m.index ?? null]));
+    expect(drawn.map((m) => [m.kind, m.t, m.index])).toEqual(
+      answer.timeline.map((m) => [m.kind, m.t, m.index ?? null]),
+    );
     // To scale: x grows linearly with t from the request's arrival.
     const scale = Number(await page.getAttribute("svg.timeline", "data-scale"));
     for (const m of drawn) expect(m.x).toBeCloseTo(AXIS_MARGIN + m.t * scale, 6);
@@ -156,7 +189,9 @@ describe("one request on its timeline", () => {
     const schedule = buildSchedule(events, { ...ZERO_PROFILE, ...timing }, { next: () => 0 });
     const framesDrawn = drawn.filter((m) => m.kind === "event" || m.kind === "done");
     const framesScheduled = schedule.slots.filter((s) => s.kind !== "heartbeat");
-    expect(framesDrawn.map((m) => [m.kind, m.index])).toEqual(framesScheduled.map((s) => [s.kind, s.kind === "event" ? s.index : null]));
+    expect(framesDrawn.map((m) => [m.kind, m.index])).toEqual(
+      framesScheduled.map((s) => [s.kind, s.kind === "event" ? s.index : null]),
+    );
     framesScheduled.forEach((slot, i) => expect(framesDrawn[i].t).toBeGreaterThanOrEqual(slot.at - 1));
     // Heartbeats where the schedule has them: each after the stream sat idle a whole interval, and
     // between two frames no more than the schedule puts there (a late server skips one rather than
@@ -164,11 +199,16 @@ describe("one request on its timeline", () => {
     const kinds = drawn.map((m) => m.kind);
     expect(kinds.indexOf("heartbeat")).toBeGreaterThanOrEqual(0);
     expect(kinds.indexOf("heartbeat")).toBeLessThan(kinds.indexOf("event"));
-    drawn.forEach((m, i) => m.kind === "heartbeat" && expect(m.t - (i > 0 ? drawn[i - 1].t : 0)).toBeGreaterThanOrEqual(timing.heartbeatMs - 1));
+    drawn.forEach(
+      (m, i) =>
+        m.kind === "heartbeat" &&
+        expect(m.t - (i > 0 ? drawn[i - 1].t : 0)).toBeGreaterThanOrEqual(timing.heartbeatMs - 1),
+    );
     const beatsBetween = (marks: { kind: string }[]) => {
       const counts: number[] = [0];
-      for (const m of marks) if (m.kind === "heartbeat") counts[counts.length - 1]++;
-      else counts.push(0);
+      for (const m of marks)
+        if (m.kind === "heartbeat") counts[counts.length - 1]++;
+        else counts.push(0);
       return counts;
     };
     const drawnBeats = beatsBetween(drawn.filter((m) => m.kind !== "end"));
@@ -229,7 +269,12 @@ describe("actions", () => {
     const name = (JSON.parse(readFileSync(file, "utf8")) as { name: string }).name;
     const second = await startMockServer({ port: 0, scenarios: [file], library: false });
     try {
-      const replay = await new OpenAI({ baseURL: second.baseURL, apiKey: "x", maxRetries: 0, defaultHeaders: { "x-mock-scenario": name } }).responses.create({ model: "mock-model-1", input: "Tell me about lighthouses." });
+      const replay = await new OpenAI({
+        baseURL: second.baseURL,
+        apiKey: "x",
+        maxRetries: 0,
+        defaultHeaders: { "x-mock-scenario": name },
+      }).responses.create({ model: "mock-model-1", input: "Tell me about lighthouses." });
       expect(replay.output_text).toBe(original.output_text);
       expect(replay.output_text.length).toBeGreaterThan(0);
     } finally {
@@ -239,7 +284,10 @@ describe("actions", () => {
 
   it("copy as curl gives a command that, run with bash, gets the same answer", async () => {
     await clearAll();
-    const original = await client({ "x-mock-scenario": "text" }).responses.create({ model: "mock-model-1", input: "Curl me." });
+    const original = await client({ "x-mock-scenario": "text" }).responses.create({
+      model: "mock-model-1",
+      input: "Curl me.",
+    });
     await rowsSettled(1);
     const [seq] = await visibleSeqs(page);
     await openRow(seq, false);
@@ -249,7 +297,10 @@ describe("actions", () => {
     const ran = await runProcess("bash", ["-c", curl]);
     expect(ran.code, ran.stderr).toBe(0);
     const again = JSON.parse(ran.stdout) as { output: { type: string; content?: { type: string; text: string }[] }[] };
-    const text = again.output.flatMap((o) => o.content ?? []).map((c) => c.text).join("");
+    const text = again.output
+      .flatMap((o) => o.content ?? [])
+      .map((c) => c.text)
+      .join("");
     expect(text).toBe(original.output_text);
     await screenshot(page, "curl");
   });

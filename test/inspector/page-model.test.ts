@@ -81,10 +81,28 @@ describe("filters", () => {
 
 describe("row cells", () => {
   it("say what a person scans for", () => {
-    const cells = rowCells(entry(1, { query: { stream: "true" }, streamed: true, events: 18, durationMs: 1534, session: "s" }));
-    expect(cells).toMatchObject({ request: "POST /v1/responses?stream=true", model: "m", scenario: "auto (default)", status: "200", outcome: "completed", streamed: "stream · 18", duration: "1.53 s", session: "s" });
-    expect(rowCells(entry(2, { outcome: null, status: 0, durationMs: null }))).toMatchObject({ status: "…", outcome: "running", duration: "…", streamed: "JSON" });
-    expect(rowCells(entry(3, { outcome: "error", status: 429, errorCode: "rate_limit_exceeded" })).outcome).toBe("error rate_limit_exceeded");
+    const cells = rowCells(
+      entry(1, { query: { stream: "true" }, streamed: true, events: 18, durationMs: 1534, session: "s" }),
+    );
+    expect(cells).toMatchObject({
+      request: "POST /v1/responses?stream=true",
+      model: "m",
+      scenario: "auto (default)",
+      status: "200",
+      outcome: "completed",
+      streamed: "stream · 18",
+      duration: "1.53 s",
+      session: "s",
+    });
+    expect(rowCells(entry(2, { outcome: null, status: 0, durationMs: null }))).toMatchObject({
+      status: "…",
+      outcome: "running",
+      duration: "…",
+      streamed: "JSON",
+    });
+    expect(rowCells(entry(3, { outcome: "error", status: 429, errorCode: "rate_limit_exceeded" })).outcome).toBe(
+      "error rate_limit_exceeded",
+    );
   });
 });
 

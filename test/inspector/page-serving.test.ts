@@ -17,8 +17,14 @@ const get = (path: string, init?: RequestInit) => fetch(`${server().url}${path}`
 
 describe("where the page's files are found", () => {
   it("beside the compiled server in dist/, else in the repository's dist/ (from src/)", () => {
-    expect(assetCandidates("file:///pkg/dist/http/inspector-page.js", "app.js").map(String)).toEqual(["file:///pkg/dist/inspector/page/app.js", "file:///pkg/dist/inspector/page/app.js"]);
-    expect(assetCandidates("file:///repo/src/http/inspector-page.ts", "app.css").map(String)).toEqual(["file:///repo/src/inspector/page/app.css", "file:///repo/dist/inspector/page/app.css"]);
+    expect(assetCandidates("file:///pkg/dist/http/inspector-page.js", "app.js").map(String)).toEqual([
+      "file:///pkg/dist/inspector/page/app.js",
+      "file:///pkg/dist/inspector/page/app.js",
+    ]);
+    expect(assetCandidates("file:///repo/src/http/inspector-page.ts", "app.css").map(String)).toEqual([
+      "file:///repo/src/inspector/page/app.css",
+      "file:///repo/dist/inspector/page/app.css",
+    ]);
   });
 
   const dir = mkdtempSync(join(tmpdir(), "openresponses-mock-page-"));

@@ -60,7 +60,6 @@ async function answerOf(mock: MockServer, seq: number): Promise<AnswerView> {
   return (await res.json()) as AnswerView;
 }
 
-
 /** A ManualClock that logs the length of every wait asked of it. */
 class WaitLog extends ManualClock {
   readonly waits: number[] = [];
@@ -73,7 +72,11 @@ class WaitLog extends ManualClock {
 /** Sends one request and moves the clock through each wait the pacer asks for, until the answer has come. */
 async function paced(mock: MockServer, clock: WaitLog, body: object, headers: Record<string, string>) {
   let done = false;
-  const answer = fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+  const answer = fetch(`${mock.baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  })
     .then(async (res) => ({ status: res.status, text: await res.text() }))
     .finally(() => (done = true));
   answer.catch(() => undefined);
@@ -91,21 +94,43 @@ describe("a paced stream's timeline", () => {
     const clock = new WaitLog(1_000);
     const mock = await start({ timers: clock });
     const profile = { latencyMs: 120, chunkMs: 40, jitterMs: 0, tokensPerSecond: null, heartbeatMs: 25 };
-    const { status, text } = await paced(mock, clock, STREAM, { "x-mock-latency-ms": "120", "x-mock-chunk-ms": "40", "x-mock-heartbeat-ms": "25" });
+    const { status, text } = await paced(mock, clock, STREAM, {
+      "x-mock-latency-ms": "120",
+      "x-mock-chunk-ms": "40",
+      "x-mock-heartbeat-ms": "25",
+    });
     expect(status).toBe(200);
     const entry = await ended(mock);
     const view = await answerOf(mock, entry.seq);
-    expect(view).toMatchObject({ seq: entry.seq, kind: "stream", status: 200, dialect: "open-responses", truncated: false, dropped: 0, error: null, upstream: null });
+    expect(view).toMatchObject({
+      seq: entry.seq,
+      kind: "stream",
+      status: 200,
+      dialect: "open-responses",
+      truncated: false,
+      dropped: 0,
+      error: null,
+      upstream: null,
+    });
 
     // The schedule the pure core computes for the events the client got.
     const wire = parseSseStrict(text);
     const events = wire.events as StreamEvent[];
     const schedule = buildSchedule(events, profile, { next: () => 0.5 });
     const expected = schedule.slots.flatMap((slot) =>
-      slot.kind === "event" ? [{ t: slot.at, kind: "event", index: slot.index }] : slot.kind === "done" ? [{ t: slot.at, kind: "done" }, { t: slot.at, kind: "end" }] : [{ t: slot.at, kind: slot.kind }],
+      slot.kind === "event"
+        ? [{ t: slot.at, kind: "event", index: slot.index }]
+        : slot.kind === "done"
+          ? [
+              { t: slot.at, kind: "done" },
+              { t: slot.at, kind: "end" },
+            ]
+          : [{ t: slot.at, kind: slot.kind }],
     );
     expect(expected.filter((m) => m.kind === "heartbeat").length).toBeGreaterThan(0);
-    expect(view.timeline.map(({ t, kind, index }) => (index === undefined ? { t, kind } : { t, kind, index }))).toEqual(expected);
+    expect(view.timeline.map(({ t, kind, index }) => (index === undefined ? { t, kind } : { t, kind, index }))).toEqual(
+      expected,
+    );
 
     // Each event is what went over the wire, in order.
     const marked = view.timeline.filter((m) => m.kind === "event");
@@ -118,13 +143,19 @@ describe("a paced stream's timeline", () => {
 
   it("in the openai dialect: no [DONE] mark, events as OpenAI spells them", async () => {
     const mock = await start();
-    const res = await rawPost(mock, { model: "m", input: "Think, then answer", reasoning: { effort: "low" }, stream: true }, { "x-mock-dialect": "openai" });
+    const res = await rawPost(
+      mock,
+      { model: "m", input: "Think, then answer", reasoning: { effort: "low" }, stream: true },
+      { "x-mock-dialect": "openai" },
+    );
     const entry = await ended(mock);
     const view = await answerOf(mock, entry.seq);
     expect(view.dialect).toBe("openai");
     expect(view.timeline.map((m) => m.kind)).not.toContain("done");
     expect(view.timeline.at(-1)!.kind).toBe("end");
-    expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.event)).toEqual(parseSseStrict(res.text, { requireDone: false }).events);
+    expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.event)).toEqual(
+      parseSseStrict(res.text, { requireDone: false }).events,
+    );
   });
 });
 
@@ -139,7 +170,11 @@ describe("faults and aborts on the timeline", () => {
     expect(view.timeline.map((m) => m.kind)).toEqual(["event", "event", "event", "event", "drop"]);
     expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.index)).toEqual([0, 1, 2, 3]);
     expect(view.response).toBeNull();
-    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as {
+      checked: boolean;
+      ok: boolean;
+      note?: string;
+    };
     expect(check).toMatchObject({ checked: true, ok: false });
     expect(check.note).toMatch(/drop fault/);
   });
@@ -147,17 +182,21 @@ describe("faults and aborts on the timeline", () => {
   it("a hang shows `hang` after its events, then `abort` when the client leaves", async () => {
     const mock = await start();
     const got = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(new URL(`${mock.baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", "x-mock-fault": "hang-after-events=3" } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => {
-          text += d;
-          if (text.endsWith("\n\n") && parseSseStrict(text, { requireDone: false }).events.length === 3) {
-            req.destroy();
-            resolve(text);
-          }
-        });
-      });
+      const req = httpRequest(
+        new URL(`${mock.baseURL}/responses`),
+        { method: "POST", headers: { "content-type": "application/json", "x-mock-fault": "hang-after-events=3" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d: string) => {
+            text += d;
+            if (text.endsWith("\n\n") && parseSseStrict(text, { requireDone: false }).events.length === 3) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        },
+      );
       req.on("error", () => undefined);
       req.on("close", () => reject(new Error("closed before three events")));
       req.end(JSON.stringify(STREAM));
@@ -175,7 +214,12 @@ describe("faults and aborts on the timeline", () => {
     const clock = new WaitLog(0);
     const mock = await start({ timers: clock });
     const controller = new AbortController();
-    const res = await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", "x-mock-chunk-ms": "50" }, body: JSON.stringify(STREAM), signal: controller.signal });
+    const res = await fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-mock-chunk-ms": "50" },
+      body: JSON.stringify(STREAM),
+      signal: controller.signal,
+    });
     const reader = res.body!.getReader();
     // The first event comes at once; then the pacer waits 50 ms (on the manual clock) for the next.
     await reader.read();
@@ -189,7 +233,11 @@ describe("faults and aborts on the timeline", () => {
     expect(kinds.at(-1)).toBe("abort");
     expect(kinds.slice(0, -1).every((k) => k === "event")).toBe(true);
     expect(kinds.length - 1).toBe(entry.events);
-    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as {
+      checked: boolean;
+      ok: boolean;
+      note?: string;
+    };
     expect(check).toMatchObject({ checked: false });
   });
 });
@@ -215,7 +263,11 @@ describe("answers that are not streamed", () => {
     expect(view).toMatchObject({ kind: "error", status: 400, response: null });
     expect(view.error).toEqual(JSON.parse(res.text).error);
     expect(view.timeline.map((m) => m.kind)).toEqual(["end"]);
-    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean; note?: string };
+    const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as {
+      checked: boolean;
+      ok: boolean;
+      note?: string;
+    };
     expect(check).toEqual({ checked: true, ok: true, violations: [] });
   });
 
@@ -224,7 +276,11 @@ describe("answers that are not streamed", () => {
     for (const what of ["answer", "check", "scenario", "curl"]) {
       const res = await fetch(adminUrl(mock, `/requests/99/${what}`));
       expect(res.status).toBe(404);
-      expect(((await res.json()) as ErrorBody).error).toMatchObject({ type: "not_found", code: "not_found", param: "seq" });
+      expect(((await res.json()) as ErrorBody).error).toMatchObject({
+        type: "not_found",
+        code: "not_found",
+        param: "seq",
+      });
     }
     const bad = await fetch(adminUrl(mock, "/requests/x1/answer"));
     expect(bad.status).toBe(400);
@@ -238,7 +294,15 @@ const longTurn = (n: number) => ({ steps: [{ type: "message", text: "x".repeat(n
 describe("the timeline's bound", () => {
   it("a 10,000-event stream under a tiny byte budget keeps counting, keeps its end, and says how many marks it dropped", async () => {
     const mock = await start({ journalBytes: 64 * 1024 });
-    expect((await fetch(adminUrl(mock, "/queue"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ turns: [longTurn(10_000)] }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(adminUrl(mock, "/queue"), {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ turns: [longTurn(10_000)] }),
+        })
+      ).status,
+    ).toBe(201);
     const res = await rawPost(mock, STREAM);
     const sent = parseSseStrict(res.text).events.length;
     expect(sent).toBeGreaterThan(10_000);
@@ -258,7 +322,11 @@ describe("the timeline's bound", () => {
 
   it("with the default budget the same stream is kept whole", async () => {
     const mock = await start();
-    await fetch(adminUrl(mock, "/queue"), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ turns: [longTurn(10_000)] }) });
+    await fetch(adminUrl(mock, "/queue"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ turns: [longTurn(10_000)] }),
+    });
     const res = await rawPost(mock, STREAM);
     const wire = parseSseStrict(res.text).events;
     const entry = await ended(mock);
@@ -292,7 +360,10 @@ describe("a WebSocket turn's timeline", () => {
       expect(view.timeline.filter((m) => m.kind === "event").map((m) => m.event)).toEqual(turn.frames);
       expect(view.timeline.at(-1)!.kind).toBe("end");
       expect(view.timeline.map((m) => m.kind)).not.toContain("done");
-      const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as { checked: boolean; ok: boolean };
+      const check = (await (await fetch(adminUrl(mock, `/requests/${entry.seq}/check`))).json()) as {
+        checked: boolean;
+        ok: boolean;
+      };
       expect(check).toEqual({ checked: true, ok: true, violations: [] });
     } finally {
       await ws.close();

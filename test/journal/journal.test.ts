@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { Journal, utf8Length, utf8Prefix } from "../../src/journal/journal.js";
 
 const open = (j: Journal, i: number, session: string | null = null) =>
-  j.open({ at: i, session, method: "POST", path: "/v1/responses", query: {}, headers: { authorization: "Bearer sk-secret-123456" } });
+  j.open({
+    at: i,
+    session,
+    method: "POST",
+    path: "/v1/responses",
+    query: {},
+    headers: { authorization: "Bearer sk-secret-123456" },
+  });
 
 describe("Journal", () => {
   it("keeps the newest `limit` entries, oldest first, across many wraps", () => {

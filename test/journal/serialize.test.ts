@@ -11,13 +11,32 @@ describe("pageJson", () => {
   it("writes the list object: data in order, first and last seq, has_more", () => {
     const j = new Journal();
     for (let i = 0; i < 3; i++) {
-      const e = j.open({ at: i, session: null, method: "POST", path: "/v1/responses", query: { q: ["a", "b"] }, headers: { "x-a": "1" } });
+      const e = j.open({
+        at: i,
+        session: null,
+        method: "POST",
+        path: "/v1/responses",
+        query: { q: ["a", "b"] },
+        headers: { "x-a": "1" },
+      });
       j.setBody(e, `{"n":${i},"s":"\\u00e9\\n"}`, { n: i, s: "é\n" });
     }
     const entries = j.list();
     const parsed = JSON.parse(join(pageJson(entries, true)));
-    expect(parsed).toEqual({ object: "list", data: JSON.parse(JSON.stringify(entries)), first_seq: 0, last_seq: 2, has_more: true });
-    expect(JSON.parse(join(pageJson([], false)))).toEqual({ object: "list", data: [], first_seq: null, last_seq: null, has_more: false });
+    expect(parsed).toEqual({
+      object: "list",
+      data: JSON.parse(JSON.stringify(entries)),
+      first_seq: 0,
+      last_seq: 2,
+      has_more: true,
+    });
+    expect(JSON.parse(join(pageJson([], false)))).toEqual({
+      object: "list",
+      data: [],
+      first_seq: null,
+      last_seq: null,
+      has_more: false,
+    });
     expect(JSON.parse(join(entryJson(entries[1])))).toEqual(JSON.parse(JSON.stringify(entries[1])));
   });
 
@@ -25,10 +44,31 @@ describe("pageJson", () => {
     // 12 entries sharing one 48 MiB body: 576 MiB of JSON, more than one string can hold (about 512 MiB).
     const big = "x".repeat(48 * 1024 * 1024);
     const entry = (seq: number): JournalEntry => ({
-      seq, at: 0, session: null, method: "POST", path: "/v1/responses", query: {}, headers: {},
-      rawBody: big, body: null, bodyBytes: big.length, truncated: false, bodySha256: null, model: null,
-      scenario: null, reason: null, responseId: null, status: 200, streamed: false, upstream: null, violations: null,
-      outcome: "completed", errorCode: null, events: null, endedAt: 1, durationMs: 1,
+      seq,
+      at: 0,
+      session: null,
+      method: "POST",
+      path: "/v1/responses",
+      query: {},
+      headers: {},
+      rawBody: big,
+      body: null,
+      bodyBytes: big.length,
+      truncated: false,
+      bodySha256: null,
+      model: null,
+      scenario: null,
+      reason: null,
+      responseId: null,
+      status: 200,
+      streamed: false,
+      upstream: null,
+      violations: null,
+      outcome: "completed",
+      errorCode: null,
+      events: null,
+      endedAt: 1,
+      durationMs: 1,
     });
     let produced = 0;
     const lazy = function* () {

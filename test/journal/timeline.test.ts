@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { Journal } from "../../src/journal/journal.js";
 import { MARK_BYTES, Timeline } from "../../src/journal/timeline.js";
 
-const open = (journal: Journal, session: string | null = null) => journal.open({ at: 0, session, method: "POST", path: "/v1/responses", query: {}, headers: {} });
+const open = (journal: Journal, session: string | null = null) =>
+  journal.open({ at: 0, session, method: "POST", path: "/v1/responses", query: {}, headers: {} });
 
 describe("Timeline", () => {
   it("keeps marks in order, in ms since the origin", () => {

@@ -28,9 +28,21 @@ afterEach(() => {
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(" ");
 /** The tests' own scenarios: a drop fault, a hang fault, a slow stream to leave. */
 const SCENARIOS: Record<string, object> = {
-  "cut.json": { name: "cut", description: "Dropped after 3 events.", turns: [{ steps: [{ type: "message", text: words(30), chunk: { tokens: 1 } }], fault: { dropAfterEvents: 3 } }] },
-  "stuck.json": { name: "stuck", description: "Hangs after 2 events.", turns: [{ steps: [{ type: "message", text: "never ends" }], fault: { hangAfterEvents: 2 } }] },
-  "slow.json": { name: "slow", description: "A slow stream.", turns: [{ steps: [{ type: "message", text: words(40), chunk: { tokens: 1 } }], timing: { chunkMs: 200 } }] },
+  "cut.json": {
+    name: "cut",
+    description: "Dropped after 3 events.",
+    turns: [{ steps: [{ type: "message", text: words(30), chunk: { tokens: 1 } }], fault: { dropAfterEvents: 3 } }],
+  },
+  "stuck.json": {
+    name: "stuck",
+    description: "Hangs after 2 events.",
+    turns: [{ steps: [{ type: "message", text: "never ends" }], fault: { hangAfterEvents: 2 } }],
+  },
+  "slow.json": {
+    name: "slow",
+    description: "A slow stream.",
+    turns: [{ steps: [{ type: "message", text: words(40), chunk: { tokens: 1 } }], timing: { chunkMs: 200 } }],
+  },
 };
 
 let dir: string;
@@ -52,7 +64,10 @@ function serve(args: string[], env: Record<string, string | undefined> = {}): Pr
   const base = { ...process.env };
   delete base.FORCE_COLOR;
   delete base.NO_COLOR;
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...base, ...env } });
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...base, ...env },
+  });
   children.push(child);
   let out = "";
   let err = "";
@@ -78,7 +93,12 @@ function serve(args: string[], env: Record<string, string | undefined> = {}): Pr
 }
 
 const post = (baseURL: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(`${baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...AUTH, ...headers }, body: JSON.stringify(body), signal });
+  fetch(`${baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...AUTH, ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 /** Reads a stream to its end, or to where the server cut it. */
 async function drain(res: Response): Promise<void> {
@@ -92,7 +112,12 @@ async function drain(res: Response): Promise<void> {
 /** Reads the first chunk of a stream, then leaves. */
 async function leaveAfterFirstChunk(baseURL: string, scenario: string): Promise<void> {
   const controller = new AbortController();
-  const res = await post(baseURL, { model: "m", input: "x", stream: true }, { "x-mock-scenario": scenario }, controller.signal);
+  const res = await post(
+    baseURL,
+    { model: "m", input: "x", stream: true },
+    { "x-mock-scenario": scenario },
+    controller.signal,
+  );
   const reader = res.body!.getReader();
   await reader.read();
   controller.abort();
@@ -102,7 +127,12 @@ async function leaveAfterFirstChunk(baseURL: string, scenario: string): Promise<
 /** Every kind of request the log should show, one after the other. */
 async function drive(baseURL: string, withWebSocket: boolean): Promise<void> {
   await (await post(baseURL, { model: "m", input: "plain JSON" })).text();
-  const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0, defaultHeaders: { "x-mock-session": "sdk-1", "x-mock-scenario": "text" } });
+  const client = new OpenAI({
+    baseURL,
+    apiKey: KEY,
+    maxRetries: 0,
+    defaultHeaders: { "x-mock-session": "sdk-1", "x-mock-scenario": "text" },
+  });
   const stream = await client.responses.create({ model: "m", input: "stream it", stream: true });
   for await (const _event of stream) void _event;
   await (await post(baseURL, { model: "m", input: "x" }, { "x-mock-scenario": "error-429" })).text();
@@ -137,7 +167,11 @@ describe("serve --log json", () => {
     const start = JSON.parse(server.first) as { event: string; baseURL: string };
     await drive(start.baseURL, true);
     // A stream still open at SIGTERM: the close cuts it, and its line comes before the stop line.
-    const open = await post(start.baseURL, { model: "m", input: "x", stream: true }, { "x-mock-scenario": "slow", "x-mock-session": "open-at-stop" });
+    const open = await post(
+      start.baseURL,
+      { model: "m", input: "x", stream: true },
+      { "x-mock-scenario": "slow", "x-mock-session": "open-at-stop" },
+    );
     const reader = open.body!.getReader();
     await reader.read();
     const { code, lines, stderr } = await server.stop();
@@ -146,7 +180,15 @@ describe("serve --log json", () => {
     expect(stderr).toBe("");
 
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records[0]).toMatchObject({ event: "start", baseURL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1$/), defaultScenario: "auto", dialect: "open-responses", seed: 5, apiKey: true, admin: true });
+    expect(records[0]).toMatchObject({
+      event: "start",
+      baseURL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1$/),
+      defaultScenario: "auto",
+      dialect: "open-responses",
+      seed: 5,
+      apiKey: true,
+      admin: true,
+    });
     expect((records[0].scenarios as { paths: unknown }).paths).toEqual([{ path: dir, count: 3 }]);
     expect(records.at(-1)).toMatchObject({ event: "stop", requests: 9 });
     const requests = records.slice(1, -1);
@@ -155,20 +197,65 @@ describe("serve --log json", () => {
     expect(requests.at(-1)).toMatchObject({ outcome: "aborted", scenario: "slow", session: "open-at-stop" });
 
     const [plain, sdk, limited, cut] = requests;
-    expect(plain).toMatchObject({ method: "POST", path: "/v1/responses", status: 200, outcome: "completed", scenario: "auto", reason: "default", streamed: false, events: null, session: null });
-    expect(sdk).toMatchObject({ status: 200, outcome: "completed", scenario: "text", reason: "header", streamed: true, session: "sdk-1" });
+    expect(plain).toMatchObject({
+      method: "POST",
+      path: "/v1/responses",
+      status: 200,
+      outcome: "completed",
+      scenario: "auto",
+      reason: "default",
+      streamed: false,
+      events: null,
+      session: null,
+    });
+    expect(sdk).toMatchObject({
+      status: 200,
+      outcome: "completed",
+      scenario: "text",
+      reason: "header",
+      streamed: true,
+      session: "sdk-1",
+    });
     expect(sdk.events).toBeGreaterThan(3);
-    expect(limited).toMatchObject({ status: 429, outcome: "error", errorCode: "rate_limit_exceeded", scenario: "error-429", reason: "header", events: null });
+    expect(limited).toMatchObject({
+      status: 429,
+      outcome: "error",
+      errorCode: "rate_limit_exceeded",
+      scenario: "error-429",
+      reason: "header",
+      events: null,
+    });
     expect(cut).toMatchObject({ status: 200, outcome: "dropped", scenario: "cut", events: 3 });
     // The two clients that left, in the order their requests ended.
     expect(byOutcome(requests, "hung")).toEqual([expect.objectContaining({ scenario: "stuck", events: 2 })]);
     const left = byOutcome(requests, "aborted");
-    expect(left).toEqual([expect.objectContaining({ scenario: "slow", status: 200, session: null }), expect.objectContaining({ session: "open-at-stop" })]);
+    expect(left).toEqual([
+      expect.objectContaining({ scenario: "slow", status: 200, session: null }),
+      expect.objectContaining({ session: "open-at-stop" }),
+    ]);
     expect(left[0].events).toBeGreaterThanOrEqual(1);
     expect(left[0].events).toBeLessThan(40);
-    expect(requests).toContainEqual(expect.objectContaining({ method: "GET", path: "/nope", status: 404, outcome: "error", errorCode: "not_found", scenario: null }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        method: "GET",
+        path: "/nope",
+        status: 404,
+        outcome: "error",
+        errorCode: "not_found",
+        scenario: null,
+      }),
+    );
     const turns = requests.filter((r) => r.method === "WS");
-    expect(turns).toEqual([expect.objectContaining({ path: "/v1/responses", status: 200, outcome: "completed", scenario: "auto", reason: "default", streamed: true })]);
+    expect(turns).toEqual([
+      expect.objectContaining({
+        path: "/v1/responses",
+        status: 200,
+        outcome: "completed",
+        scenario: "auto",
+        reason: "default",
+        streamed: true,
+      }),
+    ]);
     expect(turns[0].events).toBeGreaterThan(3);
     for (const r of requests) {
       expect(typeof r.durationMs).toBe("number");
@@ -192,7 +279,11 @@ describe("serve --log pretty", () => {
     expect(lines.slice(1).join("\n")).toMatch(ANSI);
     const plain = lines.map((l) => l.replace(ANSI, ""));
     expect(plain.slice(1, 7)).toEqual([
-      expect.stringMatching(new RegExp(`^  scenarios  \\d+: \\d+ from the library, 3 from ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, 1 built in$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^  scenarios  \\d+: \\d+ from the library, 3 from ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, 1 built in$`,
+        ),
+      ),
       "  default    auto",
       "  dialect    open-responses",
       "  seed       0",
@@ -203,13 +294,33 @@ describe("serve --log pretty", () => {
     const time = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}";
     const ms = "\\d+(\\.\\d)? (ms|s)";
     expect(requests).toHaveLength(7);
-    expect(requests[0]).toMatch(new RegExp(`^${time}  POST   /v1/responses  200 completed  auto \\(default\\)  ${ms}$`));
-    expect(requests[1]).toMatch(new RegExp(`^${time}  POST   /v1/responses  200 completed  text \\(header\\)  \\d+ events  ${ms}  session sdk-1$`));
-    expect(requests[2]).toMatch(new RegExp(`^${time}  POST   /v1/responses  429 error rate_limit_exceeded  error-429 \\(header\\)  ${ms}$`));
-    expect(requests[3]).toMatch(new RegExp(`^${time}  POST   /v1/responses  200 dropped  cut \\(header\\)  3 events  ${ms}$`));
-    expect(requests).toContainEqual(expect.stringMatching(new RegExp(`^${time}  POST   /v1/responses  200 hung  stuck \\(header\\)  2 events  ${ms}$`)));
-    expect(requests).toContainEqual(expect.stringMatching(new RegExp(`^${time}  POST   /v1/responses  200 aborted  slow \\(header\\)  \\d+ events?  ${ms}$`)));
-    expect(requests).toContainEqual(expect.stringMatching(new RegExp(`^${time}  GET    /nope  404 error not_found  ${ms}$`)));
+    expect(requests[0]).toMatch(
+      new RegExp(`^${time}  POST   /v1/responses  200 completed  auto \\(default\\)  ${ms}$`),
+    );
+    expect(requests[1]).toMatch(
+      new RegExp(
+        `^${time}  POST   /v1/responses  200 completed  text \\(header\\)  \\d+ events  ${ms}  session sdk-1$`,
+      ),
+    );
+    expect(requests[2]).toMatch(
+      new RegExp(`^${time}  POST   /v1/responses  429 error rate_limit_exceeded  error-429 \\(header\\)  ${ms}$`),
+    );
+    expect(requests[3]).toMatch(
+      new RegExp(`^${time}  POST   /v1/responses  200 dropped  cut \\(header\\)  3 events  ${ms}$`),
+    );
+    expect(requests).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^${time}  POST   /v1/responses  200 hung  stuck \\(header\\)  2 events  ${ms}$`),
+      ),
+    );
+    expect(requests).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^${time}  POST   /v1/responses  200 aborted  slow \\(header\\)  \\d+ events?  ${ms}$`),
+      ),
+    );
+    expect(requests).toContainEqual(
+      expect.stringMatching(new RegExp(`^${time}  GET    /nope  404 error not_found  ${ms}$`)),
+    );
     expect(plain.at(-1)).toMatch(new RegExp(`^${time}  openresponses-mock stopped: 7 requests, up ${ms}$`));
     expect(lines.join("\n")).not.toContain("SECRET");
   });
@@ -236,7 +347,9 @@ describe("serve --log off and a bad --log", () => {
   });
 
   it("a format it does not know is refused, naming --log, exit 1", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--log", "loud"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--log", "loud"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     let err = "";
     child.stderr!.on("data", (d) => (err += d));

@@ -9,7 +9,16 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +26,9 @@ import { REPO, cleanEnv, run } from "./run.js";
 
 const FIXTURES = join(REPO, "test/package/consumer");
 const TSC = join(REPO, "node_modules/typescript/bin/tsc");
-const VITEST_VERSION = (JSON.parse(readFileSync(join(REPO, "node_modules/vitest/package.json"), "utf8")) as { version: string }).version;
+const VITEST_VERSION = (
+  JSON.parse(readFileSync(join(REPO, "node_modules/vitest/package.json"), "utf8")) as { version: string }
+).version;
 const INSTALL_FLAGS = ["--no-audit", "--no-fund", "--prefer-offline"];
 
 interface Packed {
@@ -26,7 +37,12 @@ interface Packed {
 }
 
 /** What a user needs, and nothing else: the built code and its types, the inspector's page, the scenarios, the schema, the docs of the package. */
-const ALLOWED = [/^dist\/.+\.(js|d\.ts)$/, /^dist\/inspector\/page\/[a-z0-9-]+\.(html|css)$/, /^scenarios\/[^/]+\.json$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json)$/];
+const ALLOWED = [
+  /^dist\/.+\.(js|d\.ts)$/,
+  /^dist\/inspector\/page\/[a-z0-9-]+\.(html|css)$/,
+  /^scenarios\/[^/]+\.json$/,
+  /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json)$/,
+];
 
 describe("the packed package in a consumer project", { timeout: 240_000 }, () => {
   let work: string;
@@ -35,7 +51,8 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
   let packageJson: { bin: Record<string, string>; exports: Record<string, string | Record<string, string>> };
 
   beforeAll(async () => {
-    if (!existsSync(join(REPO, "dist/index.js"))) throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
+    if (!existsSync(join(REPO, "dist/index.js")))
+      throw new Error("dist/ is missing: run `npm run build` first (`npm test` does).");
     work = mkdtempSync(join(tmpdir(), "openresponses-mock-pack-"));
     // --ignore-scripts: `prepare` would rebuild dist/ under the other test files that run it.
     const pack = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], REPO);
@@ -45,7 +62,10 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
 
     consumer = join(work, "consumer");
     mkdirSync(consumer);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2));
+    writeFileSync(
+      join(consumer, "package.json"),
+      JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }, null, 2),
+    );
     for (const file of readdirSync(FIXTURES)) copyFileSync(join(FIXTURES, file), join(consumer, file));
     const compilerOptions = { target: "es2022", strict: true, skipLibCheck: false, noEmit: true, types: ["node"] };
     const configs = {
@@ -55,11 +75,18 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
       "node20-require": { module: "node20", file: "consumer-require.cts" },
     };
     for (const [name, { file, ...resolution }] of Object.entries(configs)) {
-      writeFileSync(join(consumer, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...resolution }, files: [file] }, null, 2));
+      writeFileSync(
+        join(consumer, `tsconfig.${name}.json`),
+        JSON.stringify({ compilerOptions: { ...compilerOptions, ...resolution }, files: [file] }, null, 2),
+      );
     }
     writeFileSync(join(consumer, "vitest.config.mjs"), `export default { test: { include: ["helper.spec.ts"] } };\n`);
 
-    const install = await run("npm", ["install", ...INSTALL_FLAGS, join(work, packed.filename), "@types/node@20", `vitest@${VITEST_VERSION}`], consumer);
+    const install = await run(
+      "npm",
+      ["install", ...INSTALL_FLAGS, join(work, packed.filename), "@types/node@20", `vitest@${VITEST_VERSION}`],
+      consumer,
+    );
     expect(install.code, install.output).toBe(0);
   }, 300_000);
 
@@ -70,9 +97,28 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
   it("holds the built code, its types, the scenarios and the license, and no sources, tests, benchmarks or source maps", () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => !ALLOWED.some((allowed) => allowed.test(p)))).toEqual([]);
-    expect(paths).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "scenario.schema.json", "dist/index.js", "dist/index.d.ts", "dist/vitest.js", "dist/vitest.d.ts", "dist/cli/main.js", "scenarios/text.json", "dist/inspector/page/index.html", "dist/inspector/page/app.js", "dist/inspector/page/app.css"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "LICENSE",
+        "README.md",
+        "package.json",
+        "scenario.schema.json",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/vitest.js",
+        "dist/vitest.d.ts",
+        "dist/cli/main.js",
+        "scenarios/text.json",
+        "dist/inspector/page/index.html",
+        "dist/inspector/page/app.js",
+        "dist/inspector/page/app.css",
+      ]),
+    );
     // Every published entry point is in the tarball.
-    const targets = [...Object.values(packageJson.bin), ...Object.values(packageJson.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t)))];
+    const targets = [
+      ...Object.values(packageJson.bin),
+      ...Object.values(packageJson.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t))),
+    ];
     for (const target of targets) expect(paths, target).toContain(target.replace(/^\.\//, ""));
   });
 
@@ -115,7 +161,11 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
 
   it("serves from node_modules/.bin in the background, and SIGTERM to that PID stops it (the CI recipe)", async () => {
     // The bin is node itself (its shebang execs node), unlike `npx`, which runs it under `sh -c`.
-    const server = spawn(join(consumer, "node_modules/.bin/openresponses-mock"), ["serve", "--port", "0"], { cwd: consumer, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(join(consumer, "node_modules/.bin/openresponses-mock"), ["serve", "--port", "0"], {
+      cwd: consumer,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let output = "";
       const url = await new Promise<string>((resolve, reject) => {
@@ -126,7 +176,9 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
         };
         server.stdout.on("data", look);
         server.stderr.on("data", look);
-        server.once("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}) before it listened:\n${output}`)));
+        server.once("exit", (code, signal) =>
+          reject(new Error(`serve ended (${code ?? signal}) before it listened:\n${output}`)),
+        );
       });
       expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "ok" });
       const exited = once(server, "exit");

@@ -41,7 +41,7 @@ function descendants(root: number): Proc[] {
   const all = processes();
   const found: Proc[] = [];
   const parents = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (parents.has(p.ppid) && !parents.has(p.pid)) {
@@ -90,13 +90,18 @@ afterEach(() => {
       // already gone
     }
   }
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
 describe.skipIf(process.platform !== "linux")("npm start", () => {
   it("stops the server when npm's PID gets SIGTERM", { timeout: 60_000 }, async () => {
     expect(existsSync(join(REPO, "dist/cli/main.js")), "dist/ is missing: run `npm run build` first").toBe(true);
-    const npm = spawn("npm", ["start", "--", "--port", "0"], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const npm = spawn("npm", ["start", "--", "--port", "0"], {
+      cwd: REPO,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     started.push(npm);
     let output = "";
     npm.stdout.on("data", (d) => (output += d));
@@ -110,7 +115,9 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
       };
       npm.stdout.on("data", look);
       npm.stderr.on("data", look);
-      npm.once("exit", (code, signal) => reject(new Error(`npm start ended (${code ?? signal}) before the server listened:\n${output}`)));
+      npm.once("exit", (code, signal) =>
+        reject(new Error(`npm start ended (${code ?? signal}) before the server listened:\n${output}`)),
+      );
     });
     const servers = descendants(npm.pid!);
     strays.push(...servers.map((p) => p.pid));
@@ -122,7 +129,14 @@ describe.skipIf(process.platform !== "linux")("npm start", () => {
     await exited;
 
     const gone = await eventually(() => servers.every((p) => !alive(p.pid)));
-    expect(gone, `still running after npm ended:\n${JSON.stringify(servers.filter((p) => alive(p.pid)), null, 2)}\n${output}`).toBe(true);
+    expect(
+      gone,
+      `still running after npm ended:\n${JSON.stringify(
+        servers.filter((p) => alive(p.pid)),
+        null,
+        2,
+      )}\n${output}`,
+    ).toBe(true);
     expect(await portOpen(port), `port ${port} still open after npm ended:\n${output}`).toBe(false);
   });
 });

@@ -22,7 +22,8 @@ export interface Ran {
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(npm_(package_|lifecycle_|command$|config_local_prefix$)|vitest|NODE_OPTIONS$|INIT_CWD$)/i.test(key)) continue;
+    if (/^(npm_(package_|lifecycle_|command$|config_local_prefix$)|vitest|NODE_OPTIONS$|INIT_CWD$)/i.test(key))
+      continue;
     env[key] = value;
   }
   env.NO_COLOR = "1";
@@ -38,7 +39,9 @@ export function run(command: string, args: string[], cwd: string, timeoutMs = 24
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const done = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
-      const status = error ? `failed to start: ${error.message}` : `exit code ${code}${signal ? `, signal ${signal}` : ""}`;
+      const status = error
+        ? `failed to start: ${error.message}`
+        : `exit code ${code}${signal ? `, signal ${signal}` : ""}`;
       const output = `$ ${[command, ...args].join(" ")}   (in ${cwd})\n${status}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
       resolve({ code, signal, stdout, stderr, output });
     };

@@ -26,7 +26,14 @@ describe("the chat request", () => {
       instructions: "Be brief.",
       input: [
         { type: "message", role: "developer", content: "Use metric units." },
-        { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }, { type: "input_image", image_url: "https://x/y.png", detail: "low" }] },
+        {
+          type: "message",
+          role: "user",
+          content: [
+            { type: "input_text", text: "Weather?" },
+            { type: "input_image", image_url: "https://x/y.png", detail: "low" },
+          ],
+        },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "Checking." }] },
         { type: "reasoning", summary: [] },
         { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' },
@@ -38,7 +45,13 @@ describe("the chat request", () => {
     expect(chat.messages).toEqual([
       { role: "system", content: "Be brief." },
       { role: "system", content: "Use metric units." },
-      { role: "user", content: [{ type: "text", text: "Weather?" }, { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Weather?" },
+          { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } },
+        ],
+      },
       {
         role: "assistant",
         content: "Checking.",
@@ -78,7 +91,10 @@ describe("the chat request", () => {
     );
     expect(chat).toMatchObject({
       tools: [
-        { type: "function", function: { name: "a", description: "A.", parameters: { type: "object", properties: {} }, strict: true } },
+        {
+          type: "function",
+          function: { name: "a", description: "A.", parameters: { type: "object", properties: {} }, strict: true },
+        },
         { type: "function", function: { name: "b", parameters: { type: "object" } } },
       ],
       tool_choice: { type: "function", function: { name: "a" } },
@@ -96,7 +112,10 @@ describe("the chat request", () => {
     });
     expect(chat.stream_options).toBeUndefined();
     // allowed_tools: only the allowed tools are offered, with the mode as the choice.
-    const allowed = chatOf({ tools, tool_choice: { type: "allowed_tools", tools: [{ type: "function", name: "b" }], mode: "required" } });
+    const allowed = chatOf({
+      tools,
+      tool_choice: { type: "allowed_tools", tools: [{ type: "function", name: "b" }], mode: "required" },
+    });
     expect(allowed.tools!.map((t) => t.function.name)).toEqual(["b"]);
     expect(allowed.tool_choice).toBe("required");
   });
@@ -117,7 +136,10 @@ describe("the chat request", () => {
     refused({ tools: [{ type: "web_search" }] }, "tools[0].type");
     refused({ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type");
     refused({ background: true }, "background");
-    refused({ input: [{ type: "message", role: "user", content: [{ type: "input_image", detail: "low" }] }] }, "input[0].content[0]");
+    refused(
+      { input: [{ type: "message", role: "user", content: [{ type: "input_image", detail: "low" }] }] },
+      "input[0].content[0]",
+    );
   });
 });
 
@@ -127,8 +149,19 @@ const BASE = buildBaseResponse(request({}), { id: "resp_test", createdAt: 1_700_
 const translator = (init: Partial<ConstructorParameters<typeof ChatTranslator>[0]> = {}) =>
   new ChatTranslator({ base: BASE, ids: createIdSource("proxy-test"), logprobs: false, inputTokens: 7, ...init });
 
-const chunk = (delta: object, extra: object = {}) => ({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "llama3.2:latest", choices: [{ index: 0, delta, finish_reason: null, ...extra }] });
-const usage = (prompt: number, completion: number) => ({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "llama3.2:latest", choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+const chunk = (delta: object, extra: object = {}) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  model: "llama3.2:latest",
+  choices: [{ index: 0, delta, finish_reason: null, ...extra }],
+});
+const usage = (prompt: number, completion: number) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  model: "llama3.2:latest",
+  choices: [],
+  usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+});
 
 /** Feeds chunks and ends the stream as `[DONE]` does; returns every event. */
 function run(chunks: object[], t = translator(), done = true): StreamEvent[] {
@@ -142,7 +175,13 @@ const types = (events: StreamEvent[]) => events.map((e) => e.type);
 
 describe("chat chunks → Responses events", () => {
   it("streams text as a message with one output_text part, and maps the usage", () => {
-    const events = run([chunk({ role: "assistant", content: "" }), chunk({ content: "Hel" }), chunk({ content: "lo!" }), chunk({}, { finish_reason: "stop" }), usage(5, 2)]);
+    const events = run([
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: "Hel" }),
+      chunk({ content: "lo!" }),
+      chunk({}, { finish_reason: "stop" }),
+      usage(5, 2),
+    ]);
     const response = expectConformantStream(events as never);
     expect(types(events)).toEqual([
       "response.created",
@@ -159,14 +198,29 @@ describe("chat chunks → Responses events", () => {
     expect(response.model).toBe("llama3.2:latest");
     expect(response.status).toBe("completed");
     expect(response.completed_at).toBe(1_700_000_001);
-    expect(response.output).toMatchObject([{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hello!", annotations: [] }] }]);
-    expect(response.usage).toEqual({ input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 });
+    expect(response.output).toMatchObject([
+      {
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Hello!", annotations: [] }],
+      },
+    ]);
+    expect(response.usage).toEqual({
+      input_tokens: 5,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 2,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 7,
+    });
   });
 
   it("turns tool call deltas split across chunks into one function_call item with argument deltas", () => {
     const events = run([
       chunk({ role: "assistant", content: null }),
-      chunk({ tool_calls: [{ index: 0, id: "call_abc", type: "function", function: { name: "get_", arguments: "" } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: "call_abc", type: "function", function: { name: "get_", arguments: "" } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { name: "weather" } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"ci' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Os' } }] }),
@@ -175,22 +229,45 @@ describe("chat chunks → Responses events", () => {
       usage(9, 8),
     ]);
     const response = expectConformantStream(events as never);
-    expect(response.output).toEqual([expect.objectContaining({ type: "function_call", call_id: "call_abc", name: "get_weather", arguments: '{"city":"Oslo"}', status: "completed" })]);
-    expect(events.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => (e as { delta: string }).delta)).toEqual(['{"ci', 'ty":"Os', 'lo"}']);
+    expect(response.output).toEqual([
+      expect.objectContaining({
+        type: "function_call",
+        call_id: "call_abc",
+        name: "get_weather",
+        arguments: '{"city":"Oslo"}',
+        status: "completed",
+      }),
+    ]);
+    expect(
+      events
+        .filter((e) => e.type === "response.function_call_arguments.delta")
+        .map((e) => (e as { delta: string }).delta),
+    ).toEqual(['{"ci', 'ty":"Os', 'lo"}']);
   });
 
   it("gives parallel calls as consecutive items, in their order", () => {
     const events = run([
-      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] }),
-      chunk({ tool_calls: [{ index: 1, id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"ci' } }] }),
+      chunk({
+        tool_calls: [
+          { index: 1, id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"ci' } },
+        ],
+      }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: 'ty":"Rome"}' } }] }),
       // Ollama's way: a whole call in one delta, and no id.
       chunk({ tool_calls: [{ index: 2, function: { name: "get_time", arguments: "{}" } }] }),
       chunk({}, { finish_reason: "tool_calls" }),
     ]);
     const response = expectConformantStream(events as never);
-    expect(response.output.map((o) => [(o as { call_id: string }).call_id.startsWith("call_"), (o as { arguments: string }).arguments])).toEqual([
+    expect(
+      response.output.map((o) => [
+        (o as { call_id: string }).call_id.startsWith("call_"),
+        (o as { arguments: string }).arguments,
+      ]),
+    ).toEqual([
       [true, '{"city":"Oslo"}'],
       [true, '{"city":"Rome"}'],
       [true, "{}"],
@@ -201,19 +278,45 @@ describe("chat chunks → Responses events", () => {
 
   it("takes a name sent again in every delta (NVIDIA NIM, Fireworks) as the same name, not a longer one", () => {
     const events = run([
-      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
-      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }),
-      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '"Oslo"}' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }],
+      }),
+      chunk({
+        tool_calls: [
+          { index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":' } },
+        ],
+      }),
+      chunk({
+        tool_calls: [
+          { index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '"Oslo"}' } },
+        ],
+      }),
       chunk({}, { finish_reason: "tool_calls" }),
     ]);
     const response = expectConformantStream(events as never);
-    expect(response.output).toEqual([expect.objectContaining({ type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' })]);
+    expect(response.output).toEqual([
+      expect.objectContaining({
+        type: "function_call",
+        call_id: "call_1",
+        name: "get_weather",
+        arguments: '{"city":"Oslo"}',
+      }),
+    ]);
   });
 
   it("tells calls apart without an index (Gemini): a new id or name starts the next call, the rest goes on with the latest", () => {
     const events = run([
-      chunk({ role: "assistant", tool_calls: [{ id: "function-call-1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] }),
-      chunk({ tool_calls: [{ id: "function-call-2", type: "function", function: { name: "get_weather", arguments: '{"city":' } }] }),
+      chunk({
+        role: "assistant",
+        tool_calls: [
+          { id: "function-call-1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+        ],
+      }),
+      chunk({
+        tool_calls: [
+          { id: "function-call-2", type: "function", function: { name: "get_weather", arguments: '{"city":' } },
+        ],
+      }),
       chunk({ tool_calls: [{ function: { arguments: '"Rome"}' } }] }),
       chunk({ tool_calls: [{ type: "function", function: { name: "get_time", arguments: "{}" } }] }),
       chunk({}, { finish_reason: "stop" }),
@@ -225,7 +328,10 @@ describe("chat chunks → Responses events", () => {
       ["get_weather", '{"city":"Rome"}'],
       ["get_time", "{}"],
     ]);
-    expect(response.output.slice(0, 2).map((o) => (o as { call_id: string }).call_id)).toEqual(["function-call-1", "function-call-2"]);
+    expect(response.output.slice(0, 2).map((o) => (o as { call_id: string }).call_id)).toEqual([
+      "function-call-1",
+      "function-call-2",
+    ]);
   });
 
   it("counts the usage itself when the upstream sends no usage chunk", () => {
@@ -247,10 +353,20 @@ describe("chat chunks → Responses events", () => {
 
   it("makes an error mid-stream an error event then response.failed, sequence numbers going on", () => {
     const t = translator();
-    const events = run([chunk({ content: "Half a sen" }), { error: { message: "model crashed", type: "server_error", code: "boom" } }, chunk({ content: "ignored" })], t, false);
+    const events = run(
+      [
+        chunk({ content: "Half a sen" }),
+        { error: { message: "model crashed", type: "server_error", code: "boom" } },
+        chunk({ content: "ignored" }),
+      ],
+      t,
+      false,
+    );
     const response = expectConformantStream(events as never);
     expect(types(events).slice(-2)).toEqual(["error", "response.failed"]);
-    expect(events.at(-2)).toMatchObject({ error: { type: "server_error", code: "boom", message: "Upstream error: model crashed" } });
+    expect(events.at(-2)).toMatchObject({
+      error: { type: "server_error", code: "boom", message: "Upstream error: model crashed" },
+    });
     expect(response.status).toBe("failed");
     expect(response.error).toEqual({ type: "server_error", code: "boom", message: "Upstream error: model crashed" });
     expect(response.output[0]).toMatchObject({ status: "incomplete" });
@@ -283,7 +399,21 @@ describe("chat chunks → Responses events", () => {
       [
         chunk({ reasoning_content: "Think" }),
         chunk({ reasoning_content: "ing." }),
-        chunk({ content: "Hi" }, { logprobs: { content: [{ token: "Hi", logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: "Hi", logprob: -0.1, bytes: [72, 105] }] }] } }),
+        chunk(
+          { content: "Hi" },
+          {
+            logprobs: {
+              content: [
+                {
+                  token: "Hi",
+                  logprob: -0.1,
+                  bytes: [72, 105],
+                  top_logprobs: [{ token: "Hi", logprob: -0.1, bytes: [72, 105] }],
+                },
+              ],
+            },
+          },
+        ),
         chunk({}, { finish_reason: "stop" }),
       ],
       translator({ logprobs: true }),
@@ -291,7 +421,9 @@ describe("chat chunks → Responses events", () => {
     const response = expectConformantStream(events as never);
     expect(response.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
     expect(response.output[0]).toMatchObject({ content: [{ type: "reasoning_text", text: "Thinking." }] });
-    expect(response.output[1]).toMatchObject({ content: [{ type: "output_text", text: "Hi", logprobs: [{ token: "Hi", logprob: -0.1 }] }] });
+    expect(response.output[1]).toMatchObject({
+      content: [{ type: "output_text", text: "Hi", logprobs: [{ token: "Hi", logprob: -0.1 }] }],
+    });
     expect(response.usage!.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
   });
 
@@ -300,12 +432,31 @@ describe("chat chunks → Responses events", () => {
       id: "chatcmpl-9",
       object: "chat.completion",
       model: "llama3.2:latest",
-      choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: "Let me look.", tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: "tool_calls",
+          message: {
+            role: "assistant",
+            content: "Let me look.",
+            tool_calls: [
+              { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+            ],
+          },
+        },
+      ],
       usage: { prompt_tokens: 11, completion_tokens: 9, total_tokens: 20 },
     };
     const a = run(completionAsChunks(completion), translator());
     const streamed = run(
-      [chunk({ content: "Let " }), chunk({ content: "me look." }), chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "get_weather", arguments: '{"city":' } }] }), chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }), chunk({}, { finish_reason: "tool_calls" }), usage(11, 9)],
+      [
+        chunk({ content: "Let " }),
+        chunk({ content: "me look." }),
+        chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "get_weather", arguments: '{"city":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
+        chunk({}, { finish_reason: "tool_calls" }),
+        usage(11, 9),
+      ],
       translator(),
     );
     const whole = expectConformantStream(a as never);

@@ -33,7 +33,10 @@ interface Run {
 
 /** Starts the CLI; resolves once it prints the `listening on` line. */
 function start(args: string[], env: Record<string, string> = {}): Promise<Run & { baseURL: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   let out = "";
   let err = "";
@@ -49,8 +52,14 @@ function start(args: string[], env: Record<string, string> = {}): Promise<Run & 
 }
 
 /** Runs the CLI to its end. */
-async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+async function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d) => (stdout += d));
@@ -65,13 +74,38 @@ describe("openresponses-mock proxy", () => {
     dirs.push(dir);
     const upstream = await startMockServer({ port: 0, seed: 5, apiKey: KEY });
     try {
-      const proxy = await start(["proxy", "--port", "0", "--upstream", upstream.baseURL, "--upstream-key-env", "ORM_TEST_UPSTREAM_KEY", "--record", dir], { ORM_TEST_UPSTREAM_KEY: KEY });
-      expect(proxy.stdout()).toMatch(new RegExp(`^  upstream +responses ${upstream.baseURL.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, recording into ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"));
+      const proxy = await start(
+        [
+          "proxy",
+          "--port",
+          "0",
+          "--upstream",
+          upstream.baseURL,
+          "--upstream-key-env",
+          "ORM_TEST_UPSTREAM_KEY",
+          "--record",
+          dir,
+        ],
+        { ORM_TEST_UPSTREAM_KEY: KEY },
+      );
+      expect(proxy.stdout()).toMatch(
+        new RegExp(
+          `^  upstream +responses ${upstream.baseURL.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, recording into ${dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`,
+          "m",
+        ),
+      );
       const body = { model: "m", input: "Name three colours.", stream: true };
-      const res = await fetch(`${proxy.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-client-cli-Jx2Kp9" }, body: JSON.stringify(body) });
+      const res = await fetch(`${proxy.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer sk-client-cli-Jx2Kp9" },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(200);
       const streamed = await res.text();
-      const text = streamed.split("\n").filter((l) => l.includes('"type":"response.output_text.done"')).map((l) => JSON.parse(l.slice(6)).text as string)[0];
+      const text = streamed
+        .split("\n")
+        .filter((l) => l.includes('"type":"response.output_text.done"'))
+        .map((l) => JSON.parse(l.slice(6)).text as string)[0];
       expect(text.length).toBeGreaterThan(0);
       const journal = await (await fetch(`${proxy.baseURL.replace(/\/v1$/, "")}/__mock/requests`)).text();
       proxy.child.kill("SIGTERM");
@@ -86,12 +120,20 @@ describe("openresponses-mock proxy", () => {
       expect(readFileSync(join(dir, files[0]), "utf8")).not.toContain(KEY);
       const validated = await run(["validate", dir]);
       expect(validated.code).toBe(0);
-      expect(validated.stdout).toMatch(/^ok .*name-three-colours-[0-9a-f]{8}\.json \(name-three-colours-[0-9a-f]{8}\)\n$/);
+      expect(validated.stdout).toMatch(
+        /^ok .*name-three-colours-[0-9a-f]{8}\.json \(name-three-colours-[0-9a-f]{8}\)\n$/,
+      );
 
       // Offline replay: the same text.
       const replay = await start(["serve", "--port", "0", "--scenarios", dir]);
-      const again = await fetch(`${replay.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, stream: false }) });
-      expect(((await again.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text).toBe(text);
+      const again = await fetch(`${replay.baseURL}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...body, stream: false }),
+      });
+      expect(((await again.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text).toBe(
+        text,
+      );
       replay.child.kill("SIGTERM");
       await once(replay.child, "exit");
     } finally {
@@ -101,12 +143,30 @@ describe("openresponses-mock proxy", () => {
 
   it.each([
     [["proxy", "--port", "0"], /Missing required argument: upstream/],
-    [["proxy", "--port", "0", "--upstream", "ftp://example.com/v1"], /--upstream: must be an http:\/\/ or https:\/\/ URL, got 'ftp:'/],
-    [["proxy", "--port", "0", "--upstream", "not a url"], /--upstream: must be a URL such as http:\/\/127\.0\.0\.1:11434\/v1, got 'not a url'/],
-    [["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-api", "soap"], /--upstream-api: must be 'responses' or 'chat', got "soap"/],
-    [["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-key-env", "ORM_TEST_UNSET_VARIABLE"], /--upstream-key-env ORM_TEST_UNSET_VARIABLE: the environment variable ORM_TEST_UNSET_VARIABLE is not set/],
-    [["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-key-env", "sk-looks-like-a-key-123"], /--upstream-key-env takes the name of an environment variable .* got 'sk-l…'/],
-    [["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-timeout-ms", "0"], /--upstream-timeout-ms: /],
+    [
+      ["proxy", "--port", "0", "--upstream", "ftp://example.com/v1"],
+      /--upstream: must be an http:\/\/ or https:\/\/ URL, got 'ftp:'/,
+    ],
+    [
+      ["proxy", "--port", "0", "--upstream", "not a url"],
+      /--upstream: must be a URL such as http:\/\/127\.0\.0\.1:11434\/v1, got 'not a url'/,
+    ],
+    [
+      ["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-api", "soap"],
+      /--upstream-api: must be 'responses' or 'chat', got "soap"/,
+    ],
+    [
+      ["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-key-env", "ORM_TEST_UNSET_VARIABLE"],
+      /--upstream-key-env ORM_TEST_UNSET_VARIABLE: the environment variable ORM_TEST_UNSET_VARIABLE is not set/,
+    ],
+    [
+      ["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-key-env", "sk-looks-like-a-key-123"],
+      /--upstream-key-env takes the name of an environment variable .* got 'sk-l…'/,
+    ],
+    [
+      ["proxy", "--port", "0", "--upstream", "http://127.0.0.1:9/v1", "--upstream-timeout-ms", "0"],
+      /--upstream-timeout-ms: /,
+    ],
   ])("refuses %j, naming the flag", async (args, message) => {
     const { code, stderr } = await run(args);
     expect(code).toBe(1);

@@ -26,10 +26,18 @@ import { LIBRARY_TOOLS_NOT_STRICT } from "../support/tools.js";
 type Ev = { type: string; sequence_number: number; [k: string]: unknown };
 
 const post = (base: string, body: object, headers: Record<string, string> = {}) =>
-  fetch(`${base}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** A streamed answer checked as its dialect says, returning its events. */
-async function checkedStream(res: Response, dialect: "open-responses" | "openai", allow: RegExp | null = null): Promise<Ev[]> {
+async function checkedStream(
+  res: Response,
+  dialect: "open-responses" | "openai",
+  allow: RegExp | null = null,
+): Promise<Ev[]> {
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
   const text = await res.text();
@@ -37,7 +45,10 @@ async function checkedStream(res: Response, dialect: "open-responses" | "openai"
     // aimock's call ids are its own (`call_` + 16 characters): passed on, as the client sends them back.
     const violations = validateOpenAIStream(text).filter((v) => !(allow && allow.test(formatViolation(v))));
     expect(violations.map(formatViolation)).toEqual([]);
-    return text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)) as Ev);
+    return text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)) as Ev);
   }
   const { events, done } = parseSseStrict(text);
   expect(done).toBe(true);
@@ -57,7 +68,12 @@ describe("in front of aimock's /v1/chat/completions", () => {
     aimock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent", chunkSize: 4 });
     // aimock matches the last tool message: the second call's result.
     aimock.onToolResult("call_paris_time_00002", { content: "It is sunny in Paris, 24°C." });
-    aimock.onMessage("weather", { toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris"}', id: "call_paris_weather_0001" }, { name: "get_time", arguments: '{"city":"Paris"}', id: "call_paris_time_00002" }] });
+    aimock.onMessage("weather", {
+      toolCalls: [
+        { name: "get_weather", arguments: '{"city":"Paris"}', id: "call_paris_weather_0001" },
+        { name: "get_time", arguments: '{"city":"Paris"}', id: "call_paris_time_00002" },
+      ],
+    });
     aimock.onMessage("hello", { content: "Hello there, friend. How can I help you today?" });
     await aimock.start();
   });
@@ -75,7 +91,10 @@ describe("in front of aimock's /v1/chat/completions", () => {
     });
 
     it("streams text that our checks and the fold accept", async () => {
-      const events = await checkedStream(await post(proxy.baseURL, { model: "gpt-4o", input: "hello", stream: true }), dialect);
+      const events = await checkedStream(
+        await post(proxy.baseURL, { model: "gpt-4o", input: "hello", stream: true }),
+        dialect,
+      );
       const deltas = events.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta);
       expect(deltas.length).toBeGreaterThan(3);
       expect(deltas.join("")).toBe("Hello there, friend. How can I help you today?");
@@ -83,8 +102,19 @@ describe("in front of aimock's /v1/chat/completions", () => {
     });
 
     it("streams parallel tool calls as consecutive function_call items", async () => {
-      const events = await checkedStream(await post(proxy.baseURL, { model: "gpt-4o", input: "weather in Paris?", tools: LIBRARY_TOOLS_NOT_STRICT, stream: true }), dialect, CALL_ID_VIOLATION);
-      const output = (events.at(-1)!.response as { output: { type: string; name: string; call_id: string; arguments: string }[] }).output;
+      const events = await checkedStream(
+        await post(proxy.baseURL, {
+          model: "gpt-4o",
+          input: "weather in Paris?",
+          tools: LIBRARY_TOOLS_NOT_STRICT,
+          stream: true,
+        }),
+        dialect,
+        CALL_ID_VIOLATION,
+      );
+      const output = (
+        events.at(-1)!.response as { output: { type: string; name: string; call_id: string; arguments: string }[] }
+      ).output;
       expect(output.map((o) => [o.type, o.name, o.call_id, o.arguments])).toEqual([
         ["function_call", "get_weather", "call_paris_weather_0001", '{"city":"Paris"}'],
         ["function_call", "get_time", "call_paris_time_00002", '{"city":"Paris"}'],
@@ -93,16 +123,32 @@ describe("in front of aimock's /v1/chat/completions", () => {
     });
 
     it("answers JSON, and serves what it answered from its store (retrieve, previous_response_id) for the openai SDK", async () => {
-      const client = new OpenAI({ baseURL: proxy.baseURL, apiKey: "unused", maxRetries: 0, defaultHeaders: { "x-mock-dialect": dialect } });
-      const first = await client.responses.create({ model: "gpt-4o", input: "weather in Paris?", tools: LIBRARY_TOOLS_NOT_STRICT });
+      const client = new OpenAI({
+        baseURL: proxy.baseURL,
+        apiKey: "unused",
+        maxRetries: 0,
+        defaultHeaders: { "x-mock-dialect": dialect },
+      });
+      const first = await client.responses.create({
+        model: "gpt-4o",
+        input: "weather in Paris?",
+        tools: LIBRARY_TOOLS_NOT_STRICT,
+      });
       if (dialect === "open-responses") expectValidResponse(first);
-      const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call");
+      const calls = first.output.filter(
+        (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call",
+      );
       expect(calls.map((c) => c.name)).toEqual(["get_weather", "get_time"]);
       const stored = await client.responses.retrieve(first.id);
       expect(stored.output).toEqual(first.output);
       // Turn 2 through the store: aimock sees the tool result and answers with text.
       const second = await client.responses
-        .stream({ model: "gpt-4o", previous_response_id: first.id, input: calls.map((c) => ({ type: "function_call_output" as const, call_id: c.call_id, output: "sunny" })), tools: LIBRARY_TOOLS_NOT_STRICT })
+        .stream({
+          model: "gpt-4o",
+          previous_response_id: first.id,
+          input: calls.map((c) => ({ type: "function_call_output" as const, call_id: c.call_id, output: "sunny" })),
+          tools: LIBRARY_TOOLS_NOT_STRICT,
+        })
         .finalResponse();
       expect(second.status).toBe("completed");
       expect(second.output_text).toBe("It is sunny in Paris, 24°C.");
@@ -116,15 +162,30 @@ describe("recording a Chat Completions upstream, replayed offline", () => {
     const dir = mkdtempSync(join(tmpdir(), "orm-chat-record-"));
     const aimock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent", chunkSize: 3 });
     aimock.onToolResult("call_oslo_weather_00001", { content: "Oslo is cold today: 2°C and snow." });
-    aimock.onMessage("Oslo", { toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo","unit":"c"}', id: "call_oslo_weather_00001" }] });
+    aimock.onMessage("Oslo", {
+      toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo","unit":"c"}', id: "call_oslo_weather_00001" }],
+    });
     await aimock.start();
     /** The client's loop: stream turn 1, send the tool output back by previous_response_id, get turn 2 whole. */
     const loop = async (baseURL: string) => {
       const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
-      const first = await client.responses.stream({ model: "gpt-4o", input: "Weather in Oslo?", tools: LIBRARY_TOOLS_NOT_STRICT }).finalResponse();
+      const first = await client.responses
+        .stream({ model: "gpt-4o", input: "Weather in Oslo?", tools: LIBRARY_TOOLS_NOT_STRICT })
+        .finalResponse();
       const call = first.output.find((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall;
-      const second = await client.responses.create({ model: "gpt-4o", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: call.call_id, output: "2°C" }], tools: LIBRARY_TOOLS_NOT_STRICT });
-      const shape = (r: OpenAI.Responses.Response) => ({ status: r.status, model: r.model, items: r.output.map((o) => (o.type === "function_call" ? [o.type, o.name, o.arguments, o.call_id] : [o.type, r.output_text])) });
+      const second = await client.responses.create({
+        model: "gpt-4o",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: call.call_id, output: "2°C" }],
+        tools: LIBRARY_TOOLS_NOT_STRICT,
+      });
+      const shape = (r: OpenAI.Responses.Response) => ({
+        status: r.status,
+        model: r.model,
+        items: r.output.map((o) =>
+          o.type === "function_call" ? [o.type, o.name, o.arguments, o.call_id] : [o.type, r.output_text],
+        ),
+      });
       return [shape(first), shape(second)];
     };
     try {
@@ -200,8 +261,25 @@ async function fakeChat(): Promise<FakeChat> {
   return fake;
 }
 
-const chunk = (delta: object, extra: object = {}): Step => ({ chunk: { id: "chatcmpl-x", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [{ index: 0, delta, finish_reason: null, ...extra }] } });
-const usage = (p: number, c: number): Step => ({ chunk: { id: "chatcmpl-x", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } } });
+const chunk = (delta: object, extra: object = {}): Step => ({
+  chunk: {
+    id: "chatcmpl-x",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: null, ...extra }],
+  },
+});
+const usage = (p: number, c: number): Step => ({
+  chunk: {
+    id: "chatcmpl-x",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "fake-model",
+    choices: [],
+    usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c },
+  },
+});
 const DONE: Step = { raw: "data: [DONE]\n\n" };
 
 describe("in front of a scripted Chat Completions server", () => {
@@ -210,7 +288,13 @@ describe("in front of a scripted Chat Completions server", () => {
   const UPSTREAM_KEY = "sk-fake-upstream-4kT9pQ2wZ7";
   beforeAll(async () => {
     fake = await fakeChat();
-    proxy = await startMockServer({ port: 0, upstream: fake.url, upstreamApi: "chat", upstreamKey: UPSTREAM_KEY, upstreamTimeoutMs: 400 });
+    proxy = await startMockServer({
+      port: 0,
+      upstream: fake.url,
+      upstreamApi: "chat",
+      upstreamKey: UPSTREAM_KEY,
+      upstreamTimeoutMs: 400,
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -218,13 +302,24 @@ describe("in front of a scripted Chat Completions server", () => {
   });
 
   const stream = async (body: object = {}) => {
-    const res = await post(proxy.baseURL, { model: "fake", input: "go", tools: LIBRARY_TOOLS_NOT_STRICT, stream: true, ...body }, { authorization: "Bearer sk-client-never-sent-9XbR" });
+    const res = await post(
+      proxy.baseURL,
+      { model: "fake", input: "go", tools: LIBRARY_TOOLS_NOT_STRICT, stream: true, ...body },
+      { authorization: "Bearer sk-client-never-sent-9XbR" },
+    );
     expect(res.status).toBe(200);
     const { events } = parseSseStrict(await res.text());
     expectConformantStream(events as never);
     return events as Ev[];
   };
-  const final = (events: Ev[]) => events.at(-1)!.response as { status: string; output: Record<string, unknown>[]; usage: Record<string, number>; incomplete_details: unknown; error: unknown };
+  const final = (events: Ev[]) =>
+    events.at(-1)!.response as {
+      status: string;
+      output: Record<string, unknown>[];
+      usage: Record<string, number>;
+      incomplete_details: unknown;
+      error: unknown;
+    };
 
   it("sends the chat request: messages, tools, max_tokens, stream_options, and the upstream's key (not the client's)", async () => {
     fake.script = [chunk({ content: "ok" }), chunk({}, { finish_reason: "stop" }), usage(1, 1), DONE];
@@ -237,7 +332,10 @@ describe("in front of a scripted Chat Completions server", () => {
       stream_options: { include_usage: true },
       max_tokens: 32,
       temperature: 0.5,
-      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "go" }],
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "go" },
+      ],
     });
     expect((sent.body.tools as unknown[]).length).toBe(3);
   });
@@ -249,7 +347,11 @@ describe("in front of a scripted Chat Completions server", () => {
       chunk({ tool_calls: [{ index: 0, function: { name: "weather", arguments: "" } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"ci' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty": "Oslo"}' } }] }),
-      chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: '{"city"' } }] }),
+      chunk({
+        tool_calls: [
+          { index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: '{"city"' } },
+        ],
+      }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: ': "Oslo"}' } }] }),
       chunk({}, { finish_reason: "tool_calls" }),
       usage(20, 10),
@@ -281,7 +383,10 @@ describe("in front of a scripted Chat Completions server", () => {
   });
 
   it("makes an error chunk mid-stream an error event, then response.failed", async () => {
-    fake.script = [chunk({ content: "Half" }), { chunk: { error: { message: "CUDA out of memory", type: "server_error", code: "oom" } } }];
+    fake.script = [
+      chunk({ content: "Half" }),
+      { chunk: { error: { message: "CUDA out of memory", type: "server_error", code: "oom" } } },
+    ];
     const events = await stream();
     expect(events.slice(-2).map((e) => e.type)).toEqual(["error", "response.failed"]);
     expect(events.at(-2)!.error).toMatchObject({ code: "oom", message: "Upstream error: CUDA out of memory" });
@@ -318,7 +423,9 @@ describe("in front of a scripted Chat Completions server", () => {
   it("blanks the upstream key should the upstream echo it in an error", async () => {
     fake.script = (res) => {
       res.writeHead(401, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: `Invalid key ${UPSTREAM_KEY} for this model`, code: "invalid_api_key" } }));
+      res.end(
+        JSON.stringify({ error: { message: `Invalid key ${UPSTREAM_KEY} for this model`, code: "invalid_api_key" } }),
+      );
     };
     const res = await post(proxy.baseURL, { model: "fake", input: "go" });
     expect(res.status).toBe(401);

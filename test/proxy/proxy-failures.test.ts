@@ -16,7 +16,11 @@ import { parseSseStrict } from "../support/sse-parser.js";
 type Ev = { type: string; sequence_number: number; [k: string]: unknown };
 
 const post = (base: string, body: object, headers: Record<string, string> = {}) =>
-  fetch(`${base}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** A port nothing listens on. */
 async function deadPort(): Promise<number> {
@@ -72,7 +76,11 @@ describe("a Responses upstream that is slow or cuts the stream", () => {
   });
 
   it("ends a stream cut mid-way with error then response.failed, numbered on from the upstream's events", async () => {
-    const res = await post(proxy.baseURL, { model: "m", input: "Tell me a long story about the sea.", stream: true }, { "x-mock-fault": "drop-after-events=6" });
+    const res = await post(
+      proxy.baseURL,
+      { model: "m", input: "Tell me a long story about the sea.", stream: true },
+      { "x-mock-fault": "drop-after-events=6" },
+    );
     expect(res.status).toBe(200);
     const { events, done } = parseSseStrict(await res.text());
     expect(done).toBe(true);
@@ -92,13 +100,16 @@ describe("a Responses upstream that is slow or cuts the stream", () => {
   });
 
   it("ends a stream that stalls past the timeout the same way", async () => {
-    const res = await post(proxy.baseURL, { model: "m", input: "hi", stream: true }, { "x-mock-fault": "stall-after-events=4; stall-ms=5000" });
+    const res = await post(
+      proxy.baseURL,
+      { model: "m", input: "hi", stream: true },
+      { "x-mock-fault": "stall-after-events=4; stall-ms=5000" },
+    );
     const { events } = parseSseStrict(await res.text());
     expectConformantStream(events as never);
     expect((events as Ev[]).length).toBe(6);
     expect((events as Ev[]).at(-2)!.error).toMatchObject({ code: "upstream_timeout" });
   });
-
 
   it("passes the upstream's own errors on as they are", async () => {
     const res = await post(proxy.baseURL, { model: "m", input: "hi" }, { "x-mock-scenario": "no-such-scenario" });
@@ -117,13 +128,21 @@ describe("a Responses upstream that opens a stream and sends no event", () => {
       setTimeout(() => res.socket?.destroy(), 50);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` });
+    const proxy = await startMockServer({
+      port: 0,
+      upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    });
     try {
       const res = await post(proxy.baseURL, { model: "m", input: "hi", stream: true });
       expect(res.status).toBe(200);
       const { events } = parseSseStrict(await res.text());
       expectConformantStream(events as never);
-      expect((events as Ev[]).map((e) => e.type)).toEqual(["response.created", "response.in_progress", "error", "response.failed"]);
+      expect((events as Ev[]).map((e) => e.type)).toEqual([
+        "response.created",
+        "response.in_progress",
+        "error",
+        "response.failed",
+      ]);
       expect(((events as Ev[])[0].response as { model: string }).model).toBe("m");
     } finally {
       await proxy.close();
@@ -140,7 +159,12 @@ describe("a Chat Completions upstream that never answers", () => {
   });
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, upstreamApi: "chat", upstreamTimeoutMs: 300 });
+    proxy = await startMockServer({
+      port: 0,
+      upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      upstreamApi: "chat",
+      upstreamTimeoutMs: 300,
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -162,7 +186,9 @@ describe("WebSocket mode on a proxy", () => {
     try {
       const { WebSocket } = await import("ws");
       const ws = new WebSocket(`${proxy.baseURL.replace("http", "ws")}/responses`);
-      const status = await new Promise<number>((resolve) => ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)));
+      const status = await new Promise<number>((resolve) =>
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)),
+      );
       expect(status).toBe(501);
     } finally {
       await proxy.close();
@@ -182,13 +208,19 @@ describe("a client that goes away", () => {
     const server = createServer((req, res) => {
       req.resume();
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(`event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response: { id: "resp_1", object: "response", status: "in_progress", output: [] } })}\n\n`);
+      res.write(
+        `event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response: { id: "resp_1", object: "response", status: "in_progress", output: [] } })}\n\n`,
+      );
       res.on("close", () => {
         if (!res.writableFinished) upstreamClosed();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, record: dir });
+    const proxy = await startMockServer({
+      port: 0,
+      upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      record: dir,
+    });
     try {
       const res = await post(proxy.baseURL, { model: "m", input: "hi", stream: true });
       const reader = res.body!.getReader();

@@ -17,7 +17,18 @@ import { systemClock } from "../../src/timing/clock.js";
 import { playSchedule } from "../../src/timing/pacer.js";
 import { TICK_BUDGET_MS } from "../../src/timing/scheduler.js";
 import type { Schedule } from "../../src/timing/schedule.js";
-import { connectRaw, connectionsOf, expectSaneAnswer, health, plainRequest, post, rawExchange, settle, watchInternalErrors, type InternalErrors } from "../support/robust.js";
+import {
+  connectRaw,
+  connectionsOf,
+  expectSaneAnswer,
+  health,
+  plainRequest,
+  post,
+  rawExchange,
+  settle,
+  watchInternalErrors,
+  type InternalErrors,
+} from "../support/robust.js";
 
 let internal: InternalErrors;
 beforeAll(() => {
@@ -60,7 +71,9 @@ describe("a slowloris client", () => {
     server.headersTimeout = 1_000;
     server.requestTimeout = 1_500;
     if (!checkConnectionsEvery(server, 200)) {
-      console.log("slowloris: this Node has no setupConnectionsTracking listener; the check would take up to 30 s, skipped");
+      console.log(
+        "slowloris: this Node has no setupConnectionsTracking listener; the check would take up to 30 s, skipped",
+      );
       return;
     }
 
@@ -104,7 +117,9 @@ describe("a body over the limit (bodyLimit: 1024)", () => {
     const conn = await connectRaw(mock.port);
     try {
       // Headers only: the body never comes.
-      await conn.write(`POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`);
+      await conn.write(
+        `POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`,
+      );
       const res = await conn.head(3_000);
       expect(res.status, conn.received().toString("latin1").slice(0, 200)).toBe(413);
       expect(res.headers.connection).toBe("close");
@@ -132,11 +147,17 @@ describe("a body over the limit (bodyLimit: 1024)", () => {
     const conn = await connectRaw(mock.port);
     const TOTAL = 10 * 1024 * 1024;
     const CHUNK = 16 * 1024;
-    const chunk = Buffer.concat([Buffer.from(`${CHUNK.toString(16)}\r\n`), Buffer.alloc(CHUNK, 0x20), Buffer.from("\r\n")]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${CHUNK.toString(16)}\r\n`),
+      Buffer.alloc(CHUNK, 0x20),
+      Buffer.from("\r\n"),
+    ]);
     let sent = 0;
     let sentAtAnswer = -1;
     try {
-      await conn.write(`POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      await conn.write(
+        `POST /v1/responses HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
       // Slowly: 16 KiB every 5 ms (10 MiB would take over 3 s).
       while (sent < TOTAL) {
         if (conn.received().includes("\r\n\r\n")) {
@@ -228,8 +249,14 @@ describe("a request storm", () => {
     const dir = mkdtempSync(join(tmpdir(), "orm-storm-"));
     const script = join(dir, "client.cjs");
     writeFileSync(script, STORM_CLIENT);
-    const child = spawn(process.execPath, [script, `${mock.baseURL}/responses`, String(N), "100", "100"], { stdio: ["ignore", "pipe", "inherit"] });
-    let progress: { started: number; failed: number; codes: Record<string, number> } = { started: 0, failed: 0, codes: {} };
+    const child = spawn(process.execPath, [script, `${mock.baseURL}/responses`, String(N), "100", "100"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let progress: { started: number; failed: number; codes: Record<string, number> } = {
+      started: 0,
+      failed: 0,
+      codes: {},
+    };
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
       const last = d.trim().split("\n").at(-1);
       if (last) progress = JSON.parse(last);
@@ -266,7 +293,10 @@ describe("a request storm", () => {
       child.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(await settle(async () => (await connectionsOf(mock.server)) === 0, 10_000, 50), "connections left after the clients died").toBe(true);
+    expect(
+      await settle(async () => (await connectionsOf(mock.server)) === 0, 10_000, 50),
+      "connections left after the clients died",
+    ).toBe(true);
     expect(internal.take()).toEqual([]);
   }, 60_000);
 });
@@ -280,7 +310,14 @@ describe("scenario names that look like paths", () => {
     mock = await startMockServer({ port: 0 });
     // A valid scenario file outside the library: a server that read files by header name would answer with it.
     dir = mkdtempSync(join(tmpdir(), "orm-abuse-"));
-    writeFileSync(join(dir, "evil.json"), JSON.stringify({ name: "evil", description: "Must never be loaded from a header.", turns: [{ steps: [{ type: "message", text: "PWNED" }] }] }));
+    writeFileSync(
+      join(dir, "evil.json"),
+      JSON.stringify({
+        name: "evil",
+        description: "Must never be loaded from a header.",
+        turns: [{ steps: [{ type: "message", text: "PWNED" }] }],
+      }),
+    );
   });
   afterAll(async () => {
     await mock?.close();
@@ -306,7 +343,11 @@ describe("scenario names that look like paths", () => {
     ];
     for (const name of names) {
       for (const stream of [false, true]) {
-        const answer = await post(`${mock.baseURL}/responses`, { model: "mock-model-1", input: "hi", stream }, { "x-mock-scenario": name });
+        const answer = await post(
+          `${mock.baseURL}/responses`,
+          { model: "mock-model-1", input: "hi", stream },
+          { "x-mock-scenario": name },
+        );
         expect(answer.status, name).toBe(400);
         expectSaneAnswer(answer);
         const error = JSON.parse(answer.text).error;
@@ -365,14 +406,24 @@ describe("known bugs", () => {
   // README promises for "every error". A `server.on("clientError", …)` that writes the JSON body
   // would fix it.
   it.each([
-    ["CR inside a header value", `POST /v1/responses HTTP/1.1\r\nHost: x\r\nx-mock-scenario: te\rxt\r\nContent-Length: 2\r\n\r\n{}`],
+    [
+      "CR inside a header value",
+      `POST /v1/responses HTTP/1.1\r\nHost: x\r\nx-mock-scenario: te\rxt\r\nContent-Length: 2\r\n\r\n{}`,
+    ],
     ["a malformed request line", "GARBAGE\r\n\r\n"],
     ["headers over 16 KiB", `GET /health HTTP/1.1\r\nHost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`],
-    ["Content-Length with Transfer-Encoding", "POST /v1/responses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"],
+    [
+      "Content-Length with Transfer-Encoding",
+      "POST /v1/responses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+    ],
   ])("%s is answered with a spec error body", async (_, raw) => {
     const res = await rawExchange(mock.port, Buffer.from(raw, "latin1"));
     expect(res.status).toBeGreaterThanOrEqual(400);
-    expectSaneAnswer({ status: res.status!, contentType: res.headers["content-type"] ?? "", text: res.body.toString("utf8") });
+    expectSaneAnswer({
+      status: res.status!,
+      contentType: res.headers["content-type"] ?? "",
+      text: res.body.toString("utf8"),
+    });
   });
 
   // Regression test (fixed): a client that goes away while its request body is being read makes readJsonBody reject with
@@ -383,7 +434,9 @@ describe("known bugs", () => {
     const session = "abuse-abort-upload";
     try {
       const conn = await connectRaw(mock.port);
-      await conn.write(`POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-mock-session: ${session}\r\nContent-Length: 100\r\n\r\n{"model":`);
+      await conn.write(
+        `POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-mock-session: ${session}\r\nContent-Length: 100\r\n\r\n{"model":`,
+      );
       await sleep(50);
       conn.socket.destroy();
       await sleep(100);
@@ -407,7 +460,11 @@ describe("known bugs", () => {
   // 10 ms behind; a budget of time also bounds a turn whose frames are slow to build), and the storm at
   // 2,000 passes.
   it("an overdue stream yields to the event loop once its run has had its time", async () => {
-    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({ kind: "event" as const, index: i, at: i * 50 }));
+    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({
+      kind: "event" as const,
+      index: i,
+      at: i * 50,
+    }));
     slots.push({ kind: "done", at: 100 * 50 });
     let written = 0;
     let atNextTurn = -1;
@@ -419,7 +476,11 @@ describe("known bugs", () => {
     const sink = { event: () => (busy(1), written++, true), heartbeat: () => true, end() {}, destroy() {} };
     setImmediate(() => (atNextTurn = written));
     const controller = new AbortController();
-    const play = playSchedule({ slots, heartbeatMs: 0, durationMs: 5_000 }, sink, { clock: systemClock, start: systemClock.now() - 3_000, signal: controller.signal });
+    const play = playSchedule({ slots, heartbeatMs: 0, durationMs: 5_000 }, sink, {
+      clock: systemClock,
+      start: systemClock.now() - 3_000,
+      signal: controller.signal,
+    });
     await sleep(20);
     controller.abort();
     await play;
@@ -429,13 +490,27 @@ describe("known bugs", () => {
   });
 
   it("an overdue stream whose frames cost nothing sends them all in one run (one write), not in bursts", async () => {
-    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({ kind: "event" as const, index: i, at: i * 50 }));
+    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({
+      kind: "event" as const,
+      index: i,
+      at: i * 50,
+    }));
     slots.push({ kind: "done", at: 100 * 50 });
     let written = 0;
     let flushes = 0;
-    const sink = { event: () => (written++, true), heartbeat: () => true, flush: () => void flushes++, end() {}, destroy() {} };
+    const sink = {
+      event: () => (written++, true),
+      heartbeat: () => true,
+      flush: () => void flushes++,
+      end() {},
+      destroy() {},
+    };
     const controller = new AbortController();
-    const play = playSchedule({ slots, heartbeatMs: 0, durationMs: 5_000 }, sink, { clock: systemClock, start: systemClock.now() - 3_000, signal: controller.signal });
+    const play = playSchedule({ slots, heartbeatMs: 0, durationMs: 5_000 }, sink, {
+      clock: systemClock,
+      start: systemClock.now() - 3_000,
+      signal: controller.signal,
+    });
     // The 61 overdue frames went out before the play returned, and were flushed once.
     expect(written).toBe(61);
     expect(flushes).toBe(1);
@@ -444,13 +519,22 @@ describe("known bugs", () => {
   });
 
   it("a stream on time (all frames just due, zero delay) is not held back by yielding", async () => {
-    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({ kind: "event" as const, index: i, at: 0 }));
+    const slots: Schedule["slots"] = Array.from({ length: 100 }, (_, i) => ({
+      kind: "event" as const,
+      index: i,
+      at: 0,
+    }));
     slots.push({ kind: "done", at: 0 });
     let written = 0;
     let atNextTurn = -1;
     const sink = { event: () => (written++, true), heartbeat: () => true, end() {}, destroy() {} };
     setImmediate(() => (atNextTurn = written));
-    expect(await playSchedule({ slots, heartbeatMs: 0, durationMs: 0 }, sink, { clock: systemClock, start: systemClock.now() })).toBe("done");
+    expect(
+      await playSchedule({ slots, heartbeatMs: 0, durationMs: 0 }, sink, {
+        clock: systemClock,
+        start: systemClock.now(),
+      }),
+    ).toBe("done");
     await new Promise((r) => setImmediate(r));
     expect(atNextTurn).toBe(100);
   });

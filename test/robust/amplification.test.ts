@@ -30,8 +30,17 @@ afterAll(async () => {
 });
 
 type Schema = Record<string, unknown>;
-const tool = (parameters: Schema, name = "make_thing") => ({ type: "function", name, description: "Makes a thing", parameters });
-const object = (props: Record<string, Schema>): Schema => ({ type: "object", properties: props, required: Object.keys(props) });
+const tool = (parameters: Schema, name = "make_thing") => ({
+  type: "function",
+  name,
+  description: "Makes a thing",
+  parameters,
+});
+const object = (props: Record<string, Schema>): Schema => ({
+  type: "object",
+  properties: props,
+  required: Object.keys(props),
+});
 const ask = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   post(`${mock.baseURL}/responses`, { model: "mock-model-1", input: "Make the thing please", ...body }, headers);
 
@@ -39,33 +48,68 @@ const ask = (body: Record<string, unknown>, headers: Record<string, string> = {}
 function callsOf(text: string) {
   const { events } = parseSseStrict(text);
   const done = events.at(-1) as unknown as { response: { output: { type: string; arguments?: string; id: string }[] } };
-  const deltas = (id: string) => events.filter((e) => e.type === "response.function_call_arguments.delta" && e.item_id === id).length;
-  return done.response.output.filter((o) => o.type === "function_call").map((o) => ({ args: JSON.parse(o.arguments!) as unknown, deltas: deltas(o.id), bytes: o.arguments!.length }));
+  const deltas = (id: string) =>
+    events.filter((e) => e.type === "response.function_call_arguments.delta" && e.item_id === id).length;
+  return done.response.output
+    .filter((o) => o.type === "function_call")
+    .map((o) => ({ args: JSON.parse(o.arguments!) as unknown, deltas: deltas(o.id), bytes: o.arguments!.length }));
 }
 
 describe("a tool schema whose smallest valid value is huge", () => {
   const huge: [string, Schema][] = [
-    ["a pattern whose shortest match is a million characters", object({ code: { type: "string", pattern: "^(a{1000}){1000}$" } })],
+    [
+      "a pattern whose shortest match is a million characters",
+      object({ code: { type: "string", pattern: "^(a{1000}){1000}$" } }),
+    ],
     ["minLength: 1e9", object({ s: { type: "string", minLength: 1e9 } })],
     ["minLength over the call budget", object({ s: { type: "string", minLength: CALL_BYTES + 1 } })],
     ["minItems: 1e9", object({ a: { type: "array", minItems: 1e9, items: { type: "string", minLength: 100 } } })],
-    ["minItems 45, three levels deep", object({ a: { type: "array", minItems: 45, items: { type: "array", minItems: 45, items: { type: "array", minItems: 45 } } } })],
-    ["a million required keys' worth", { type: "object", required: Array.from({ length: 20_000 }, (_, i) => `key_${i}`) }],
+    [
+      "minItems 45, three levels deep",
+      object({
+        a: {
+          type: "array",
+          minItems: 45,
+          items: { type: "array", minItems: 45, items: { type: "array", minItems: 45 } },
+        },
+      }),
+    ],
+    [
+      "a million required keys' worth",
+      { type: "object", required: Array.from({ length: 20_000 }, (_, i) => `key_${i}`) },
+    ],
   ];
   for (const [name, parameters] of huge) {
     it(`${name}: a 400 schema_too_large naming the tool's parameters, a few hundred bytes`, async () => {
       for (const stream of [true, false]) {
-        const answer = await ask({ tools: [{ type: "function", name: "other", parameters: object({}) }, tool(parameters)], tool_choice: { type: "function", name: "make_thing" }, stream });
+        const answer = await ask({
+          tools: [{ type: "function", name: "other", parameters: object({}) }, tool(parameters)],
+          tool_choice: { type: "function", name: "make_thing" },
+          stream,
+        });
         expectSaneAnswer(answer, { expectedStatus: 400 });
         expect(answer.text.length).toBeLessThan(1024);
-        expect(JSON.parse(answer.text).error).toMatchObject({ type: "invalid_request", code: "schema_too_large", param: "tools[1].parameters" });
+        expect(JSON.parse(answer.text).error).toMatchObject({
+          type: "invalid_request",
+          code: "schema_too_large",
+          param: "tools[1].parameters",
+        });
         expect(JSON.parse(answer.text).error.message).toContain("make_thing");
       }
     });
   }
 
   it("in a json_schema text format: a 400 naming text.format.schema", async () => {
-    const answer = await ask({ text: { format: { type: "json_schema", name: "x", schema: object({ code: { type: "string", pattern: "^(a{1000}){1000}$" } }) } }, stream: true });
+    const answer = await ask({
+      text: {
+        format: {
+          type: "json_schema",
+          name: "x",
+          schema: object({ code: { type: "string", pattern: "^(a{1000}){1000}$" } }),
+        },
+      },
+      stream: true,
+    });
     expectSaneAnswer(answer, { expectedStatus: 400 });
     expect(JSON.parse(answer.text).error).toMatchObject({ code: "schema_too_large", param: "text.format.schema" });
   });
@@ -74,7 +118,16 @@ describe("a tool schema whose smallest valid value is huge", () => {
     const tools = [tool(object({ s: { type: "string", minLength: 1e9 } }))];
     const random = await ask({ tools, tool_choice: "required" }, { "x-mock-scenario": "random" });
     expect(JSON.parse(random.text).error).toMatchObject({ code: "schema_too_large", param: "tools[0].parameters" });
-    await using scripted = await startMockServer({ port: 0, scenarios: [{ name: "call", description: "One call, arguments from the tool's schema.", turns: [{ steps: [{ type: "function_call", name: "make_thing" }] }] }] });
+    await using scripted = await startMockServer({
+      port: 0,
+      scenarios: [
+        {
+          name: "call",
+          description: "One call, arguments from the tool's schema.",
+          turns: [{ steps: [{ type: "function_call", name: "make_thing" }] }],
+        },
+      ],
+    });
     const answer = await post(`${scripted.baseURL}/responses`, { model: "call", input: "go", tools });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text).error).toMatchObject({ code: "schema_too_large", param: "tools[0].parameters" });
@@ -83,10 +136,23 @@ describe("a tool schema whose smallest valid value is huge", () => {
 
 describe("a tool schema with large maxima but small valid values", () => {
   const cases: [string, Schema][] = [
-    ["50 patterns of up to 10,000 letters", object(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, { type: "string", pattern: "^[a-z]{1,10000}$" }])))],
-    ["maxItems 100,000 of strings up to 100,000 characters", object({ a: { type: "array", maxItems: 100_000, items: { type: "string", maxLength: 100_000 } } })],
+    [
+      "50 patterns of up to 10,000 letters",
+      object(
+        Object.fromEntries(
+          Array.from({ length: 50 }, (_, i) => [`p${i}`, { type: "string", pattern: "^[a-z]{1,10000}$" }]),
+        ),
+      ),
+    ],
+    [
+      "maxItems 100,000 of strings up to 100,000 characters",
+      object({ a: { type: "array", maxItems: 100_000, items: { type: "string", maxLength: 100_000 } } }),
+    ],
     ["a string of at least 20,000 characters", object({ s: { type: "string", minLength: 20_000 } })],
-    ["nested repetitions ((ab|c){1,500}){1,500}", object({ code: { type: "string", pattern: "^((ab|c){1,500}){1,500}$" } })],
+    [
+      "nested repetitions ((ab|c){1,500}){1,500}",
+      object({ code: { type: "string", pattern: "^((ab|c){1,500}){1,500}$" } }),
+    ],
     ["an enum of 100,000 values", object({ e: { enum: Array.from({ length: 100_000 }, (_, i) => `value_${i}`) } })],
   ];
   for (const [name, parameters] of cases) {
@@ -105,7 +171,13 @@ describe("a tool schema with large maxima but small valid values", () => {
   }
 
   it("a json_schema text format with large maxima: JSON valid for the schema, under 1 MB streamed", async () => {
-    const schema = object({ items: { type: "array", maxItems: 1_000_000, items: object({ name: { type: "string", pattern: "^[A-Z][a-z]{1,100000}$" } }) } });
+    const schema = object({
+      items: {
+        type: "array",
+        maxItems: 1_000_000,
+        items: object({ name: { type: "string", pattern: "^[A-Z][a-z]{1,100000}$" } }),
+      },
+    });
     const answer = await ask({ text: { format: { type: "json_schema", name: "x", schema } }, stream: true });
     expectSaneAnswer(answer, { expectedStatus: 200 });
     expect(answer.text.length).toBeLessThan(MB);
@@ -146,7 +218,11 @@ describe(`more than ${MAX_TOOLS} tools`, () => {
     for (const strict of ["0", "1"]) {
       const spec = await ask({ tools: many }, { "x-mock-strict": strict });
       expectSaneAnswer(spec, { expectedStatus: 400 });
-      expect(JSON.parse(spec.text).error).toMatchObject({ type: "invalid_request", code: "value_above_maximum", param: "tools" });
+      expect(JSON.parse(spec.text).error).toMatchObject({
+        type: "invalid_request",
+        code: "value_above_maximum",
+        param: "tools",
+      });
       expect(JSON.parse(spec.text).error.message).toMatch(/at most 128 items \(got 10000\)/);
       const openai = await ask({ tools: many }, { "x-mock-strict": strict, "x-mock-dialect": "openai" });
       expect(openai.status).toBe(400);
@@ -154,7 +230,8 @@ describe(`more than ${MAX_TOOLS} tools`, () => {
         type: "invalid_request_error",
         code: "array_above_max_length",
         param: "tools",
-        message: "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 10000 instead.",
+        message:
+          "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 10000 instead.",
       });
     }
   });
@@ -172,7 +249,8 @@ describe(`more than ${MAX_TOOLS} tools`, () => {
       type: "invalid_request_error",
       code: "string_above_max_length",
       param: "input[0].call_id",
-      message: "Invalid 'input[0].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
+      message:
+        "Invalid 'input[0].call_id': string too long. Expected a string with maximum length 64, but got a string with length 65 instead.",
     });
   });
 });
@@ -190,15 +268,22 @@ describe("a WebSocket burst of 1,000 response.create messages", () => {
         if (/^response\.(completed|failed|incomplete)$|^error$/.test(type) && ++terminals === TURNS) resolve();
       }),
     );
-    const message = JSON.stringify({ type: "response.create", model: "mock-model-1", input: "hello there", store: false });
+    const message = JSON.stringify({
+      type: "response.create",
+      model: "mock-model-1",
+      input: "hello there",
+      store: false,
+    });
     for (let i = 0; i < TURNS; i++) ws.send(message);
     // Asked right after the burst: answered after a few turns, not after all of them
     // (if one macrotask played every queued turn, /health would wait for the last).
     const health = await new Promise<{ status: number; terminals: number }>((resolve, reject) => {
-      http.get(`${mock.url}/health`, (res) => {
-        res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, terminals }));
-      }).on("error", reject);
+      http
+        .get(`${mock.url}/health`, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, terminals }));
+        })
+        .on("error", reject);
     });
     expect(health.status).toBe(200);
     expect(health.terminals).toBeLessThan(50);

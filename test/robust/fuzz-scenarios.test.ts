@@ -24,7 +24,16 @@ import { startMockServer, type MockServer } from "../../src/server.js";
 import { ApiError, CreateResponseBody } from "../../src/spec/index.js";
 import { fixedClock } from "../../src/timing/clock.js";
 import { expectConformantStream } from "../support/conformance.js";
-import { expectSaneAnswer, fuzzRuns, longRun, paths, post, setAt, watchInternalErrors, type InternalErrors } from "../support/robust.js";
+import {
+  expectSaneAnswer,
+  fuzzRuns,
+  longRun,
+  paths,
+  post,
+  setAt,
+  watchInternalErrors,
+  type InternalErrors,
+} from "../support/robust.js";
 import { ODD_PIECES, anyText, oddText, smallJson, validScenarioDoc } from "./arbitraries.js";
 
 const TIMEOUT = longRun() ? 3_600_000 : 60_000;
@@ -38,7 +47,8 @@ const PATH = /^\$(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*$/
 function segments(path: string): (string | number)[] {
   const out: (string | number)[] = [];
   const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
-  for (const m of path.slice(1).matchAll(re)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
+  for (const m of path.slice(1).matchAll(re))
+    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
   return out;
 }
 
@@ -68,7 +78,10 @@ function parseChecked(text: string): Scenario | undefined {
     stats.valid++;
     return scenario;
   } catch (err) {
-    if (!(err instanceof ScenarioError)) throw new Error(`parseScenarioText threw ${(err as Error)?.name}: ${(err as Error)?.message} (not a ScenarioError)`);
+    if (!(err instanceof ScenarioError))
+      throw new Error(
+        `parseScenarioText threw ${(err as Error)?.name}: ${(err as Error)?.message} (not a ScenarioError)`,
+      );
     stats.invalid++;
     expect(err.issues.length).toBeGreaterThan(0);
     expect(err.message.length).toBeGreaterThan(0);
@@ -78,7 +91,11 @@ function parseChecked(text: string): Scenario | undefined {
       expect(typeof issue.message).toBe("string");
       expect(issue.message.trim().length, JSON.stringify(issue)).toBeGreaterThan(0);
       if (!json) expect(issue.path).toBe("$");
-      else expect(parentExists(doc, segments(issue.path)), `${issue.path} points outside the document: ${issue.message}`).toBe(true);
+      else
+        expect(
+          parentExists(doc, segments(issue.path)),
+          `${issue.path} points outside the document: ${issue.message}`,
+        ).toBe(true);
     }
     return undefined;
   }
@@ -87,7 +104,11 @@ function parseChecked(text: string): Scenario | undefined {
 // ---- playing a scenario with the pure core ---------------------------------------------------
 
 const TOOLS = [
-  { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  {
+    type: "function",
+    name: "get_weather",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
   { type: "function", name: "get_time", parameters: { type: "object", properties: { city: { type: "string" } } } },
 ];
 const SHAPES = [
@@ -102,7 +123,14 @@ const SHAPES = [
       { type: "function_call_output", call_id: "c1", output: "sunny" },
     ],
   },
-  { model: "mock-model-1", input: "Tell me a long story.", max_output_tokens: 16, include: ["message.output_text.logprobs"], top_logprobs: 2, reasoning: { effort: "low" } },
+  {
+    model: "mock-model-1",
+    input: "Tell me a long story.",
+    max_output_tokens: 16,
+    include: ["message.output_text.logprobs"],
+    top_logprobs: 2,
+    reasoning: { effort: "low" },
+  },
   {
     model: "mock-model-1",
     tool_choice: "none",
@@ -120,7 +148,14 @@ const SHAPES = [
 /** Plays one scenario for one request shape: a conformant stream, or the ApiError of an http_error turn. */
 function play(scenario: Scenario, shape: number, seed: number) {
   const request = SHAPES[shape];
-  const ctx = { request, items: inputItems(request.input), rng: createRng(`fuzz|${seed}`), ids: createIdSource("ids"), vendorExtensions: true, createdAt: 1_767_225_600 };
+  const ctx = {
+    request,
+    items: inputItems(request.input),
+    rng: createRng(`fuzz|${seed}`),
+    ids: createIdSource("ids"),
+    vendorExtensions: true,
+    createdAt: 1_767_225_600,
+  };
   const httpTurn = scenario.turns ? turnFor(scenario.turns, ctx).turn.end?.type === "http_error" : false;
   try {
     const events = emitEvents(planScenario(scenario, ctx));
@@ -150,10 +185,13 @@ function depthOf(value: unknown): number {
 
 /** A vendor_item step whose status is not "completed" (a known bug, see below). */
 const oddVendorStatus = (scenario: Scenario) =>
-  (scenario.turns ?? []).some((t) => t.steps.some((step) => step.type === "vendor_item" && step.item.status !== undefined && step.item.status !== "completed"));
+  (scenario.turns ?? []).some((t) =>
+    t.steps.some(
+      (step) => step.type === "vendor_item" && step.item.status !== undefined && step.item.status !== "completed",
+    ),
+  );
 
 // ---- mutations ---------------------------------------------------------------------------
-
 
 const nestedArrays = (n: number): unknown => {
   let v: unknown = [];
@@ -163,7 +201,35 @@ const nestedArrays = (n: number): unknown => {
 
 /** Replacement values: wrong types, bad enums, out-of-range numbers, huge and odd values, deep nesting. */
 const badValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(null, true, 0, -1, 1.5, 1e308, -1e308, 3_600_001, 10_001, "", "message", "http_error", "random", "bogus", "a:b", "acme:", [], {}, [1, 2], [2, 1], { type: "bogus" }, { tokens: 1, chars: 1 }, "(", "\u0000") },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      null,
+      true,
+      0,
+      -1,
+      1.5,
+      1e308,
+      -1e308,
+      3_600_001,
+      10_001,
+      "",
+      "message",
+      "http_error",
+      "random",
+      "bogus",
+      "a:b",
+      "acme:",
+      [],
+      {},
+      [1, 2],
+      [2, 1],
+      { type: "bogus" },
+      { tokens: 1, chars: 1 },
+      "(",
+      "\u0000",
+    ),
+  },
   { weight: 2, arbitrary: smallJson },
   { weight: 2, arbitrary: anyText },
   { weight: 1, arbitrary: oddText.map((s) => (s || "x").repeat(2_000)) },
@@ -171,10 +237,33 @@ const badValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 1_500 }).map(nestedArrays) },
   { weight: 1, arbitrary: fc.array(fc.constantFrom(...ODD_PIECES), { minLength: 200, maxLength: 1_000 }) },
 );
-const keyArb = fc.oneof(fc.constantFrom("type", "text", "steps", "end", "turns", "generate", "__proto__", "constructor", "toString", "hasOwnProperty", "mesage", "Type", ""), anyText);
+const keyArb = fc.oneof(
+  fc.constantFrom(
+    "type",
+    "text",
+    "steps",
+    "end",
+    "turns",
+    "generate",
+    "__proto__",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+    "mesage",
+    "Type",
+    "",
+  ),
+  anyText,
+);
 
 const mutatedDoc = fc
-  .record({ doc: validScenarioDoc, at: fc.nat(), kind: fc.constantFrom("replace", "replace", "replace", "delete", "add", "wrap"), value: badValue, key: keyArb })
+  .record({
+    doc: validScenarioDoc,
+    at: fc.nat(),
+    kind: fc.constantFrom("replace", "replace", "replace", "delete", "add", "wrap"),
+    value: badValue,
+    key: keyArb,
+  })
   .map(({ doc, at, kind, value, key }) => {
     const all = paths(doc);
     if (kind === "add") {
@@ -187,23 +276,38 @@ const mutatedDoc = fc
     if (all.length === 0) return doc;
     const path = all[at % all.length];
     if (kind === "delete") return setAt(doc, path, undefined);
-    if (kind === "wrap") return setAt(doc, path, [path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], doc)]);
+    if (kind === "wrap")
+      return setAt(doc, path, [path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], doc)]);
     return setAt(doc, path, value);
   });
 
 /** Text-level damage: truncation, a byte-ish character inserted, a BOM, garbage, odd whitespace. */
 const mutatedText = fc
-  .record({ doc: validScenarioDoc, at: fc.nat(), kind: fc.constantFrom("truncate", "insert", "delete", "bom", "append", "pretty"), piece: fc.oneof(fc.constantFrom(...ODD_PIECES, "{", "}", "[", "]", ",", ":", '"', "\\u12", "//"), fc.string({ unit: "binary", maxLength: 3 })) })
+  .record({
+    doc: validScenarioDoc,
+    at: fc.nat(),
+    kind: fc.constantFrom("truncate", "insert", "delete", "bom", "append", "pretty"),
+    piece: fc.oneof(
+      fc.constantFrom(...ODD_PIECES, "{", "}", "[", "]", ",", ":", '"', "\\u12", "//"),
+      fc.string({ unit: "binary", maxLength: 3 }),
+    ),
+  })
   .map(({ doc, at, kind, piece }) => {
     const text = JSON.stringify(doc);
     const i = at % (text.length + 1);
     switch (kind) {
-      case "truncate": return text.slice(0, i);
-      case "insert": return text.slice(0, i) + piece + text.slice(i);
-      case "delete": return text.slice(0, i) + text.slice(i + 1);
-      case "bom": return `\ufeff${text}`;
-      case "append": return text + piece;
-      default: return JSON.stringify(doc, null, "\t").replace(/\n/g, piece.includes("\n") ? "\r\n" : "\n");
+      case "truncate":
+        return text.slice(0, i);
+      case "insert":
+        return text.slice(0, i) + piece + text.slice(i);
+      case "delete":
+        return text.slice(0, i) + text.slice(i + 1);
+      case "bom":
+        return `\ufeff${text}`;
+      case "append":
+        return text + piece;
+      default:
+        return JSON.stringify(doc, null, "\t").replace(/\n/g, piece.includes("\n") ? "\r\n" : "\n");
     }
   });
 
@@ -244,33 +348,44 @@ describe("parseScenarioText under fuzz", () => {
     "damaged text gives a scenario or a ScenarioError (invalid JSON at $), nothing else",
     () => {
       fc.assert(
-        fc.property(fc.oneof(mutatedText, fc.string({ unit: "binary", maxLength: 100 }), fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v))), (text) => {
-          parseChecked(text);
-        }),
+        fc.property(
+          fc.oneof(
+            mutatedText,
+            fc.string({ unit: "binary", maxLength: 100 }),
+            fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+          ),
+          (text) => {
+            parseChecked(text);
+          },
+        ),
         { numRuns: fuzzRuns(1000) },
       );
     },
     TIMEOUT,
   );
 
-  it("huge and deep documents are handled without throwing anything else", () => {
-    const deepText = (n: number) => "[".repeat(n) + "]".repeat(n);
-    const doc = (steps: string) => `{"name":"x","description":"d","turns":[{"steps":${steps}}]}`;
-    for (const text of [
-      deepText(100_000),
-      doc(deepText(100_000)),
-      `{"name":"x","description":"d","turns":[${'{"steps":'.repeat(50_000)}[]${"}".repeat(50_000)}]}`,
-      doc(`[${'{"type":"message","text":"hi"},'.repeat(20_000)}{"type":"message","text":"end"}]`),
-      doc(`[{"type":"message","text":${JSON.stringify("😀".repeat(500_000))}}]`),
-      `{"name":${JSON.stringify("a".repeat(1_000_000))},"description":"d","turns":[{}]}`,
-      doc(`[{"type":"vendor_item","item":{"type":"a:b","d":${deepText(50_000)}}}]`),
-      doc(`[{"type":"function_call","name":"f","arguments":{"d":${deepText(50_000)}}}]`),
-      "\u0000",
-      "{".repeat(100_000),
-    ]) {
-      parseChecked(text);
-    }
-  }, TIMEOUT);
+  it(
+    "huge and deep documents are handled without throwing anything else",
+    () => {
+      const deepText = (n: number) => "[".repeat(n) + "]".repeat(n);
+      const doc = (steps: string) => `{"name":"x","description":"d","turns":[{"steps":${steps}}]}`;
+      for (const text of [
+        deepText(100_000),
+        doc(deepText(100_000)),
+        `{"name":"x","description":"d","turns":[${'{"steps":'.repeat(50_000)}[]${"}".repeat(50_000)}]}`,
+        doc(`[${'{"type":"message","text":"hi"},'.repeat(20_000)}{"type":"message","text":"end"}]`),
+        doc(`[{"type":"message","text":${JSON.stringify("😀".repeat(500_000))}}]`),
+        `{"name":${JSON.stringify("a".repeat(1_000_000))},"description":"d","turns":[{}]}`,
+        doc(`[{"type":"vendor_item","item":{"type":"a:b","d":${deepText(50_000)}}}]`),
+        doc(`[{"type":"function_call","name":"f","arguments":{"d":${deepText(50_000)}}}]`),
+        "\u0000",
+        "{".repeat(100_000),
+      ]) {
+        parseChecked(text);
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 // ---- over HTTP --------------------------------------------------------------------------------
@@ -286,13 +401,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock?.close();
   internal?.restore();
-  console.log(`fuzz-scenarios: ${stats.valid} valid and ${stats.invalid} refused documents; ${stats.played} conformant plays, ${stats.httpErrors} http_error answers; ${stats.overHttp} requests over HTTP`);
+  console.log(
+    `fuzz-scenarios: ${stats.valid} valid and ${stats.invalid} refused documents; ${stats.played} conformant plays, ${stats.httpErrors} http_error answers; ${stats.overHttp} requests over HTTP`,
+  );
 });
 
 /** Timing and faults are for the timing tests; here they would only make the answers slow or cut. */
 function withoutTimingAndFaults(doc: Record<string, unknown>): Record<string, unknown> {
   const { timing: _t, fault: _f, ...rest } = doc;
-  if (Array.isArray(rest.turns)) rest.turns = rest.turns.map(({ timing: _tt, fault: _ff, ...turn }: Record<string, unknown>) => ({ ...turn, steps: ((turn.steps as Record<string, unknown>[]) ?? []).map(({ delayMs: _d, ...step }) => step) }));
+  if (Array.isArray(rest.turns))
+    rest.turns = rest.turns.map(({ timing: _tt, fault: _ff, ...turn }: Record<string, unknown>) => ({
+      ...turn,
+      steps: ((turn.steps as Record<string, unknown>[]) ?? []).map(({ delayMs: _d, ...step }) => step),
+    }));
   return rest;
 }
 
@@ -301,18 +422,32 @@ describe("generated scenarios over HTTP", () => {
     "answer the scripted status with a spec error, or 200 with a valid response or a conformant stream",
     async () => {
       await fc.assert(
-        fc.asyncProperty(validScenarioDoc, fc.nat(SHAPES.length - 1), fc.boolean(), fc.nat(1000), async (doc, shape, stream, seed) => {
-          internal.take();
-          const session = mock.session();
-          session.use(withoutTimingAndFaults(doc) as never, { times: 1 });
-          const answer = await post(`${mock.baseURL}/responses`, { ...SHAPES[shape], stream }, { ...session.headers, "x-mock-seed": String(seed) });
-          stats.overHttp++;
-          const scripted = httpStatusesOf((doc.turns as Record<string, unknown>[] | undefined) ?? []);
-          expectSaneAnswer(answer, { allow5xx: scripted.filter((s) => s >= 500), scriptedErrors: scripted.length > 0 });
-          if (answer.status !== 200) expect(scripted, `unexpected ${answer.status}: ${answer.text.slice(0, 200)}`).toContain(answer.status);
-          expect(internal.take(), "the server logged an internal error").toEqual([]);
-          session.reset();
-        }),
+        fc.asyncProperty(
+          validScenarioDoc,
+          fc.nat(SHAPES.length - 1),
+          fc.boolean(),
+          fc.nat(1000),
+          async (doc, shape, stream, seed) => {
+            internal.take();
+            const session = mock.session();
+            session.use(withoutTimingAndFaults(doc) as never, { times: 1 });
+            const answer = await post(
+              `${mock.baseURL}/responses`,
+              { ...SHAPES[shape], stream },
+              { ...session.headers, "x-mock-seed": String(seed) },
+            );
+            stats.overHttp++;
+            const scripted = httpStatusesOf((doc.turns as Record<string, unknown>[] | undefined) ?? []);
+            expectSaneAnswer(answer, {
+              allow5xx: scripted.filter((s) => s >= 500),
+              scriptedErrors: scripted.length > 0,
+            });
+            if (answer.status !== 200)
+              expect(scripted, `unexpected ${answer.status}: ${answer.text.slice(0, 200)}`).toContain(answer.status);
+            expect(internal.take(), "the server logged an internal error").toEqual([]);
+            session.reset();
+          },
+        ),
         { numRuns: fuzzRuns(150) },
       );
     },
@@ -333,20 +468,28 @@ function httpStatusesOf(turns: Record<string, unknown>[]): number[] {
 // Regression tests for bugs the fuzzing found (fixed), and one known limitation (`it.fails`).
 
 describe("known bugs", () => {
-  const base = (end: unknown) => ({ name: "bad-headers", description: "An http_error turn with headers.", turns: [{ end }] });
+  const base = (end: unknown) => ({
+    name: "bad-headers",
+    description: "An http_error turn with headers.",
+    turns: [{ end }],
+  });
 
   // Regression test (fixed): http_error `headers` values are any string, so a value Node cannot send (CR/LF, characters
   // above U+00FF) passes validation. At request time ctx.set() throws ERR_INVALID_CHAR inside the error
   // middleware and Koa answers a bare `500 text/plain "Internal Server Error"` — not a spec error body.
   // The schema should refuse such values (e.g. /^[\t\x20-\x7e\x80-\xff]*$/) with a ScenarioError.
   it.each([["a\r\nx-injected: 1"], ["😀"]])("an http_error header value %j is refused by the parser", (value) => {
-    expect(() => parseScenarioText(JSON.stringify(base({ type: "http_error", status: 429, headers: { "x-note": value } })), FILE)).toThrow(ScenarioError);
+    expect(() =>
+      parseScenarioText(JSON.stringify(base({ type: "http_error", status: 429, headers: { "x-note": value } })), FILE),
+    ).toThrow(ScenarioError);
   });
 
   it("an http_error header value with a line break is refused by use() too, never answered with a bare 500", async () => {
     const session = mock.session();
     try {
-      expect(() => session.use(base({ type: "http_error", status: 429, headers: { "x-note": "a\r\nx-injected: 1" } }) as never)).toThrow(ScenarioError);
+      expect(() =>
+        session.use(base({ type: "http_error", status: 429, headers: { "x-note": "a\r\nx-injected: 1" } }) as never),
+      ).toThrow(ScenarioError);
       const answer = await post(`${mock.baseURL}/responses`, { model: "m", input: "hi" }, session.headers);
       expectSaneAnswer(answer);
     } finally {
@@ -378,13 +521,28 @@ describe("known bugs", () => {
     ["", { type: "completed" }],
     ["incomplete", { type: "incomplete" }],
   ])("a vendor_item with status %j, then a message, is refused by the parser (end %j)", (status, end) => {
-    const steps = [{ type: "vendor_item", item: { type: "acme:search_call", status } }, { type: "message", text: "after" }];
-    expect(() => parseScenarioText(JSON.stringify({ name: "vendor-status", description: "d", turns: [{ steps, end }] }), FILE)).toThrow(ScenarioError);
+    const steps = [
+      { type: "vendor_item", item: { type: "acme:search_call", status } },
+      { type: "message", text: "after" },
+    ];
+    expect(() =>
+      parseScenarioText(JSON.stringify({ name: "vendor-status", description: "d", turns: [{ steps, end }] }), FILE),
+    ).toThrow(ScenarioError);
   });
 
   it("a vendor_item ending incomplete as the last item plays a conformant stream", () => {
-    const steps = [{ type: "message", text: "before" }, { type: "vendor_item", item: { type: "acme:search_call", status: "incomplete" } }];
-    play(parseScenarioText(JSON.stringify({ name: "vendor-status", description: "d", turns: [{ steps, end: { type: "incomplete" } }] }), FILE), 0, 1);
+    const steps = [
+      { type: "message", text: "before" },
+      { type: "vendor_item", item: { type: "acme:search_call", status: "incomplete" } },
+    ];
+    play(
+      parseScenarioText(
+        JSON.stringify({ name: "vendor-status", description: "d", turns: [{ steps, end: { type: "incomplete" } }] }),
+        FILE,
+      ),
+      0,
+      1,
+    );
   });
 
   // Regression test (fixed): the `random` strategy's ranges have no upper bound (sentences, toolCalls, chunkTokens,
@@ -392,7 +550,11 @@ describe("known bugs", () => {
   // (chunk tokens <= 10,000, delays <= 1 h). `"toolCalls": [100000000, 100000000]` is accepted, and a
   // request with a tool then plans a hundred million calls: the server hangs and runs out of memory.
   it("random ranges are bounded", () => {
-    const doc = { name: "huge", description: "d", generate: { strategy: "random", toolCalls: [100_000_000, 100_000_000], sentences: [100_000_000, 100_000_000] } };
+    const doc = {
+      name: "huge",
+      description: "d",
+      generate: { strategy: "random", toolCalls: [100_000_000, 100_000_000], sentences: [100_000_000, 100_000_000] },
+    };
     expect(() => parseScenarioText(JSON.stringify(doc), FILE)).toThrow(ScenarioError);
   });
 });

@@ -76,7 +76,19 @@ process.stdin.on("data", async (line) => {
   await server.close();
   process.exit(0);
 });`;
-  const child = spawn(process.execPath, ["--log-maps", "--no-log-maps-details", "--no-logfile-per-isolate", `--logfile=${log}`, "--input-type=module", "-e", server], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "--log-maps",
+      "--no-log-maps-details",
+      "--no-logfile-per-isolate",
+      `--logfile=${log}`,
+      "--input-type=module",
+      "-e",
+      server,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const lines: string[] = [];
   let waiting: ((line: string) => void) | undefined;
@@ -84,11 +96,18 @@ process.stdin.on("data", async (line) => {
   child.stdout.on("data", (d: string) => {
     for (const line of d.split("\n").filter(Boolean)) waiting ? waiting(line) : lines.push(line);
   });
-  const next = () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => (waiting = (line) => ((waiting = undefined), resolve(line)))));
+  const next = () =>
+    lines.length > 0
+      ? Promise.resolve(lines.shift()!)
+      : new Promise<string>((resolve) => (waiting = (line) => ((waiting = undefined), resolve(line))));
   const url = await next();
   const ask = async (count: number) => {
     for (let i = 0; i < count; i++) {
-      const res = await fetch(`${url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: `hello ${i}`, stream }) });
+      const res = await fetch(`${url}/v1/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", input: `hello ${i}`, stream }),
+      });
       expect(res.status).toBe(200);
       await res.text();
     }
@@ -113,13 +132,20 @@ describe("hidden classes of what every answer makes", () => {
   it.each([
     ["non-streamed", false],
     ["streamed", true],
-  ])("a %s answer creates no map once warm (1,000 requests after 300, --log-maps)", async (_, stream) => {
-    // Was 1.0 a request (stored input items) and 6.0 a stream (event fields, headers, a generator per part).
-    expect((await mapsCreated(300, 1000, stream)) / 1000).toBeLessThan(0.5);
-  }, 120_000);
+  ])(
+    "a %s answer creates no map once warm (1,000 requests after 300, --log-maps)",
+    async (_, stream) => {
+      // Was 1.0 a request (stored input items) and 6.0 a stream (event fields, headers, a generator per part).
+      expect((await mapsCreated(300, 1000, stream)) / 1000).toBeLessThan(0.5);
+    },
+    120_000,
+  );
 
   it("events, stored input items and the SSE sink share their maps once warm", () => {
-    const stdout = execFileSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    const stdout = execFileSync(process.execPath, ["--allow-natives-syntax", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     const out = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
     for (const scenario of ["text", "reasoning", "tool-call", "annotations", "refusal"]) {
       const r = out[scenario] as { events: number; differ: string[] };

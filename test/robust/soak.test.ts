@@ -16,12 +16,23 @@ import vm from "node:vm";
 import v8 from "node:v8";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
-import { activeResources, connectionsOf, expectSaneAnswer, health, plainRequest, settle, soakMs, watchInternalErrors, type InternalErrors, type PlainResult } from "../support/robust.js";
+import {
+  activeResources,
+  connectionsOf,
+  expectSaneAnswer,
+  health,
+  plainRequest,
+  settle,
+  soakMs,
+  watchInternalErrors,
+  type InternalErrors,
+  type PlainResult,
+} from "../support/robust.js";
 import { parseSseStrict } from "../support/sse-parser.js";
 
 const SOAK_MS = soakMs(5_000);
 const WORKERS = 16;
-const SEED = Number(process.env.ORM_SOAK_SEED) || (Date.now() % 1_000_000);
+const SEED = Number(process.env.ORM_SOAK_SEED) || Date.now() % 1_000_000;
 /** Heap growth allowed across the soak, after GC (store and journal are capped small). */
 const HEAP_BOUND_MB = 24;
 
@@ -57,13 +68,37 @@ function findGc(): (() => void) | undefined {
 }
 
 const SCENARIOS = [
-  "auto", "auto", "auto", "text", "reasoning", "tool-call", "parallel-tool-calls", "refusal", "incomplete", "content-filter",
-  "failure-mid-stream", "vendor", "annotations", "random", "random-chaos", "streamed-arguments", "error-429", "error-400",
+  "auto",
+  "auto",
+  "auto",
+  "text",
+  "reasoning",
+  "tool-call",
+  "parallel-tool-calls",
+  "refusal",
+  "incomplete",
+  "content-filter",
+  "failure-mid-stream",
+  "vendor",
+  "annotations",
+  "random",
+  "random-chaos",
+  "streamed-arguments",
+  "error-429",
+  "error-400",
 ];
 const SCRIPTED_STATUS: Record<string, number> = { "error-429": 429, "error-400": 400 };
 const TOOLS = [
-  { type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-  { type: "function", name: "get_time", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  {
+    type: "function",
+    name: "get_weather",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+  {
+    type: "function",
+    name: "get_time",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 ];
 
 type Outcome = "complete" | "aborted" | "cut by fault" | "scripted error";
@@ -93,12 +128,26 @@ interface Plan {
 function planRequest(rng: ReturnType<typeof prng>): Plan {
   const scenario = rng.pick(SCENARIOS);
   const stream = rng.chance(0.5);
-  const headers: Record<string, string> = { "content-type": "application/json", "x-mock-scenario": scenario, "x-mock-seed": String(rng.int(0, 1_000)) };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-mock-scenario": scenario,
+    "x-mock-seed": String(rng.int(0, 1_000)),
+  };
   if (rng.chance(0.7)) headers["x-mock-chunk-ms"] = String(rng.int(0, 3));
   if (rng.chance(0.3)) headers["x-mock-jitter-ms"] = String(rng.int(0, 2));
   if (rng.chance(0.2)) headers["x-mock-latency-ms"] = String(rng.int(0, 20));
   if (rng.chance(0.2)) headers["x-mock-heartbeat-ms"] = String(rng.int(2, 10));
-  const plan: Plan = { scenario, stream, headers, body: { model: "mock-model-1", input: rng.pick(["Hi!", "Weather in Paris and the time in Tokyo?", "Tell me a story.", "Think first."]), stream, store: rng.chance(0.5) } };
+  const plan: Plan = {
+    scenario,
+    stream,
+    headers,
+    body: {
+      model: "mock-model-1",
+      input: rng.pick(["Hi!", "Weather in Paris and the time in Tokyo?", "Tell me a story.", "Think first."]),
+      stream,
+      store: rng.chance(0.5),
+    },
+  };
   if (rng.chance(0.5)) plan.body.tools = TOOLS;
   if (rng.chance(0.2)) plan.body.reasoning = { effort: "low", summary: "auto" };
   const f = rng.next();
@@ -126,32 +175,47 @@ async function run(plan: Plan): Promise<{ outcome: Outcome; problem?: string }> 
   const timer = plan.abortAfterMs !== undefined ? setTimeout(() => controller.abort(), plan.abortAfterMs) : undefined;
   let res: PlainResult;
   try {
-    res = await plainRequest(`${mock.baseURL}/responses`, { headers: plan.headers, body: JSON.stringify(plan.body), signal: controller.signal });
+    res = await plainRequest(`${mock.baseURL}/responses`, {
+      headers: plan.headers,
+      body: JSON.stringify(plan.body),
+      signal: controller.signal,
+    });
   } finally {
     clearTimeout(timer);
   }
-  const describe = () => `${plan.scenario} stream=${plan.stream} ${JSON.stringify(plan.headers)} → ${res.status} ${res.end} ${res.error ?? ""}: ${res.text.slice(-200)}`;
+  const describe = () =>
+    `${plan.scenario} stream=${plan.stream} ${JSON.stringify(plan.headers)} → ${res.status} ${res.end} ${res.error ?? ""}: ${res.text.slice(-200)}`;
   if (res.end === "aborted") return { outcome: "aborted" };
   const scripted = SCRIPTED_STATUS[plan.scenario];
   if (res.end === "cut") {
     // Only a drop (or a hang the client gave up on) may cut an answer; what came before the cut must be well framed.
-    if (plan.fault !== "drop" && plan.fault !== "drop-ms") return { outcome: "cut by fault", problem: `cut without a fault: ${describe()}` };
+    if (plan.fault !== "drop" && plan.fault !== "drop-ms")
+      return { outcome: "cut by fault", problem: `cut without a fault: ${describe()}` };
     if (res.status === 200 && plan.stream) {
       try {
         parseSseStrict(res.text, { requireDone: false });
       } catch (err) {
-        return { outcome: "cut by fault", problem: `badly framed before the cut (${(err as Error).message}): ${describe()}` };
+        return {
+          outcome: "cut by fault",
+          problem: `badly framed before the cut (${(err as Error).message}): ${describe()}`,
+        };
       }
     }
     return { outcome: "cut by fault" };
   }
   try {
     if (scripted) {
-      expectSaneAnswer({ status: res.status, contentType: String(res.headers["content-type"] ?? ""), text: res.text }, { expectedStatus: scripted });
+      expectSaneAnswer(
+        { status: res.status, contentType: String(res.headers["content-type"] ?? ""), text: res.text },
+        { expectedStatus: scripted },
+      );
       return { outcome: "scripted error" };
     }
     // A drop timed after the whole answer was sent leaves it whole.
-    expectSaneAnswer({ status: res.status, contentType: String(res.headers["content-type"] ?? ""), text: res.text }, { expectedStatus: 200 });
+    expectSaneAnswer(
+      { status: res.status, contentType: String(res.headers["content-type"] ?? ""), text: res.text },
+      { expectedStatus: 200 },
+    );
     return { outcome: "complete" };
   } catch (err) {
     return { outcome: "complete", problem: `${(err as Error).message.split("\n")[0]}: ${describe()}` };
@@ -205,7 +269,10 @@ it(
     // Settle: no connection, no extra timer, no extra socket.
     const connectionsGone = await settle(async () => (await connectionsOf(mock.server)) === 0, 3_000);
     const timersBack = await settle(() => (activeResources().Timeout ?? 0) <= (before.Timeout ?? 0), 3_000);
-    const socketsBack = await settle(() => (activeResources().TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0), 3_000);
+    const socketsBack = await settle(
+      () => (activeResources().TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0),
+      3_000,
+    );
     const after = activeResources();
     fullGc();
     const heapAfter = heapMb();
@@ -216,7 +283,9 @@ it(
       `soak: ${(SOAK_MS / 1000).toFixed(1)} s, seed ${SEED}: ${total} requests (${streamed} streamed): ${tally.complete} complete, ${tally["scripted error"]} scripted errors, ` +
         `${tally.aborted} aborted, ${tally["cut by fault"]} cut by faults, ${problems.length} problems, ${leaked.length} internal errors; ` +
         `connections ${await connectionsOf(mock.server)}, Timeout ${before.Timeout ?? 0}→${after.Timeout ?? 0}, TCP sockets ${before.TCPSocketWrap ?? 0}→${after.TCPSocketWrap ?? 0}, ` +
-        (gc ? `heap ${heapBefore.toFixed(1)}→${heapAfter.toFixed(1)} MB (${growth >= 0 ? "+" : ""}${growth.toFixed(1)})` : "heap not checked (no gc)"),
+        (gc
+          ? `heap ${heapBefore.toFixed(1)}→${heapAfter.toFixed(1)} MB (${growth >= 0 ? "+" : ""}${growth.toFixed(1)})`
+          : "heap not checked (no gc)"),
     );
 
     expect(problems.slice(0, 5)).toEqual([]);
@@ -226,7 +295,9 @@ it(
     expect(tally.complete).toBeGreaterThan(0);
     expect(connectionsGone, "the server still holds connections").toBe(true);
     expect(timersBack, `Timeout handles: ${before.Timeout ?? 0} before, ${after.Timeout ?? 0} after`).toBe(true);
-    expect(socketsBack, `TCP sockets: ${before.TCPSocketWrap ?? 0} before, ${after.TCPSocketWrap ?? 0} after`).toBe(true);
+    expect(socketsBack, `TCP sockets: ${before.TCPSocketWrap ?? 0} before, ${after.TCPSocketWrap ?? 0} after`).toBe(
+      true,
+    );
     if (gc) expect(growth, `heap grew by ${growth.toFixed(1)} MB`).toBeLessThan(HEAP_BOUND_MB);
     expect(await health(mock.url)).toBe(200);
   },

@@ -72,9 +72,19 @@ describe("tool outputs", () => {
   it("keeps a function call's namespace and the items OpenAI sends whole", () => {
     const [call, search] = items(
       { type: "function_call", call_id: "f1", name: "get_issue", arguments: "{}", namespace: "mcp__github__" },
-      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q", sources: [{ type: "url", url: "https://x" }] } },
+      {
+        type: "web_search_call",
+        id: "ws_1",
+        status: "completed",
+        action: { type: "search", query: "q", sources: [{ type: "url", url: "https://x" }] },
+      },
     );
     expect(call).toMatchObject({ namespace: "mcp__github__" });
-    expect(search).toEqual({ type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q", sources: [{ type: "url", url: "https://x" }] } });
+    expect(search).toEqual({
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "q", sources: [{ type: "url", url: "https://x" }] },
+    });
   });
 });

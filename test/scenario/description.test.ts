@@ -15,7 +15,8 @@ import { useServer } from "../support/server.js";
 import { runCli } from "../support/run.js";
 
 /** The first output item's first text, from a non-streamed answer. */
-const firstText = async (res: Response) => ((await res.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text;
+const firstText = async (res: Response) =>
+  ((await res.json()) as { output: { content: { text: string }[] }[] }).output[0].content[0].text;
 
 const run = (args: string[], cwd: string) => runCli(args, { cwd });
 
@@ -30,13 +31,19 @@ describe("parsing", () => {
 
   it("refuses an empty one, saying it may be left out", () => {
     expect(() => validateScenario({ ...TERSE, description: "" }, "f.json")).toThrow(ScenarioError);
-    expect(() => validateScenario({ ...TERSE, description: "" }, "f.json")).toThrow("f.json: $.description: describe the scenario in one line, or leave 'description' out");
+    expect(() => validateScenario({ ...TERSE, description: "" }, "f.json")).toThrow(
+      "f.json: $.description: describe the scenario in one line, or leave 'description' out",
+    );
   });
 });
 
 describe("list", () => {
   it("shows a scenario without a description as its name alone, the others still aligned", () => {
-    const registry = createRegistry([AUTO_SCENARIO, validateScenario(TERSE, "t.json"), validateScenario({ ...TERSE, name: "a-much-longer-name", description: "Has  one,\n  on two lines." }, "l.json")]);
+    const registry = createRegistry([
+      AUTO_SCENARIO,
+      validateScenario(TERSE, "t.json"),
+      validateScenario({ ...TERSE, name: "a-much-longer-name", description: "Has  one,\n  on two lines." }, "l.json"),
+    ]);
     expect(formatList(registry).split("\n")).toEqual([
       `auto (default)      ${AUTO_SCENARIO.description}`,
       "terse",
@@ -75,26 +82,44 @@ describe("a server", () => {
   it("takes a scenario without a description from use()", async () => {
     server().reset();
     server().use(TERSE, { times: 1 });
-    const res = await fetch(`${server().baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) });
+    const res = await fetch(`${server().baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    });
     expect(res.status).toBe(200);
     expect(await firstText(res)).toBe("Short and sweet.");
   });
 
   it("use() given a name says to send x-mock-scenario instead", () => {
-    expect(() => server().use("tool-call" as never)).toThrow("use(): $: takes a scenario object, not a name ('tool-call'); to answer with a loaded scenario by its name, send the header x-mock-scenario: tool-call (or use it as the request's model)");
+    expect(() => server().use("tool-call" as never)).toThrow(
+      "use(): $: takes a scenario object, not a name ('tool-call'); to answer with a loaded scenario by its name, send the header x-mock-scenario: tool-call (or use it as the request's model)",
+    );
   });
 
   it("takes one from POST /__mock/scenarios", async () => {
     server().reset();
-    const used = await fetch(`${server().url}/__mock/scenarios`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenario: { ...TERSE, name: "over-http" }, times: 1 }) });
+    const used = await fetch(`${server().url}/__mock/scenarios`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ scenario: { ...TERSE, name: "over-http" }, times: 1 }),
+    });
     expect(used.status).toBe(201);
     expect(await used.json()).toEqual({ name: "over-http", times: 1 });
-    const res = await fetch(`${server().baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi" }) });
+    const res = await fetch(`${server().baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    });
     expect(await firstText(res)).toBe("Short and sweet.");
   });
 
   it("still refuses an empty description over HTTP, with a 400 that says where", async () => {
-    const res = await fetch(`${server().url}/__mock/scenarios`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenario: { ...TERSE, description: "" } }) });
+    const res = await fetch(`${server().url}/__mock/scenarios`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ scenario: { ...TERSE, description: "" } }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error).toMatchObject({ type: "invalid_request", code: "invalid_scenario", param: "$.description" });

@@ -12,7 +12,14 @@ import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { emitEvents } from "../../src/emit/index.js";
-import { ANSWER_KINDS, createIdSource, createRng, planScenario, requestSeed, type AnswerKind } from "../../src/generate/index.js";
+import {
+  ANSWER_KINDS,
+  createIdSource,
+  createRng,
+  planScenario,
+  requestSeed,
+  type AnswerKind,
+} from "../../src/generate/index.js";
 import { countTokens } from "../../src/generate/tokens.js";
 import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
 import { inputItems } from "../../src/scenario/conversation.js";
@@ -58,7 +65,8 @@ const httpErrorEnd = (s: Scenario): HttpErrorEnd | undefined => {
   return end?.type === "http_error" ? end : undefined;
 };
 const isScripted = (s: Scenario) => s.turns !== undefined;
-const usesTools = (s: Scenario) => s.generate !== undefined || (s.turns ?? []).some((t) => t.steps.some((step) => step.type === "function_call"));
+const usesTools = (s: Scenario) =>
+  s.generate !== undefined || (s.turns ?? []).some((t) => t.steps.some((step) => step.type === "function_call"));
 
 const SCRIPTED = LIBRARY.filter((s) => isScripted(s) && !httpErrorEnd(s));
 const MULTI_TURN = SCRIPTED.filter((s) => s.turns!.length > 1);
@@ -103,7 +111,11 @@ function expectOutcome(s: Scenario, response: ResponseResource, events: readonly
   }
 }
 
-async function streamed(mock: ReturnType<ReturnType<typeof useServer>>, body: Record<string, unknown>, headers: Record<string, string>) {
+async function streamed(
+  mock: ReturnType<ReturnType<typeof useServer>>,
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+) {
   const res = await postResponses(mock, { ...body, stream: true }, headers);
   expect(res.status, res.text.slice(0, 300)).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
@@ -112,7 +124,11 @@ async function streamed(mock: ReturnType<ReturnType<typeof useServer>>, body: Re
   return { res, events, response };
 }
 
-async function plain(mock: ReturnType<ReturnType<typeof useServer>>, body: Record<string, unknown>, headers: Record<string, string>) {
+async function plain(
+  mock: ReturnType<ReturnType<typeof useServer>>,
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+) {
   const res = await postResponses(mock, body, headers);
   expect(res.status, res.text.slice(0, 300)).toBe(200);
   const json = JSON.parse(res.text);
@@ -222,9 +238,13 @@ describe("what the library scenarios say", () => {
     const s = lib(name);
     return streamed(server(), { ...bodyFor(s), ...extra }, headersFor(name, 1));
   };
-  const ofType = (events: readonly Ev[], type: string) => events.filter((e) => e.type === type) as Array<Ev & Record<string, any>>;
+  const ofType = (events: readonly Ev[], type: string) =>
+    events.filter((e) => e.type === type) as Array<Ev & Record<string, any>>;
   const messageText = (r: ResponseResource) =>
-    r.output.flatMap((o) => (o.type === "message" ? o.content : [])).map((c) => (c.type === "output_text" ? c.text : "")).join("");
+    r.output
+      .flatMap((o) => (o.type === "message" ? o.content : []))
+      .map((c) => (c.type === "output_text" ? c.text : ""))
+      .join("");
 
   it("text quotes the user's message", async () => {
     const { response } = await get("text");
@@ -254,13 +274,19 @@ describe("what the library scenarios say", () => {
   it("reasoning has two summary parts, raw reasoning text and encrypted_content, then text", async () => {
     const { response, events } = await get("reasoning", { reasoning: { summary: "auto" } });
     expect(response.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
-    const rs = response.output[0] as unknown as { summary: { text: string }[]; content?: { type: string; text: string }[]; encrypted_content?: string };
+    const rs = response.output[0] as unknown as {
+      summary: { text: string }[];
+      content?: { type: string; text: string }[];
+      encrypted_content?: string;
+    };
     expect(rs.summary).toHaveLength(2);
     expect(rs.summary[0].text).toContain("Hello there, library!");
     expect(rs.content).toHaveLength(1);
     expect(rs.content![0].type).toBe("reasoning_text");
     expect(rs.encrypted_content).toMatch(/^gAAAA/);
-    expect(new Set(ofType(events, "response.reasoning_summary_part.added").map((e) => e.summary_index))).toEqual(new Set([0, 1]));
+    expect(new Set(ofType(events, "response.reasoning_summary_part.added").map((e) => e.summary_index))).toEqual(
+      new Set([0, 1]),
+    );
     expect(ofType(events, "response.reasoning.delta").length).toBeGreaterThan(3);
     expect(response.usage!.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
   });
@@ -325,7 +351,11 @@ describe("what the library scenarios say", () => {
     expect(events.map((e) => e.type).slice(-2)).toEqual(["error", "response.failed"]);
     expect(events).toHaveLength(8);
     expect((events[6] as any).error.code).toBe("server_error");
-    expect(response.error).toEqual({ type: "server_error", code: "server_error", message: expect.stringContaining("retry") });
+    expect(response.error).toEqual({
+      type: "server_error",
+      code: "server_error",
+      message: expect.stringContaining("retry"),
+    });
     expect((response.output[0] as { status: string }).status).toBe("incomplete");
     expect(messageText(response).length).toBeGreaterThan(0);
   });
@@ -347,14 +377,19 @@ describe("what the library scenarios say", () => {
     const part = (response.output[0] as Extract<ResponseResource["output"][number], { type: "message" }>).content[0];
     if (part.type !== "output_text") throw new Error("expected output_text");
     expect(ofType(events, "response.output_text.annotation.added")).toHaveLength(part.annotations.length);
-    const cited = part.annotations.map((a) => (a.type === "url_citation" ? part.text.slice(a.start_index, a.end_index) : ""));
+    const cited = part.annotations.map((a) =>
+      a.type === "url_citation" ? part.text.slice(a.start_index, a.end_index) : "",
+    );
     expect(cited).toEqual(["HTML Standard", "RFC 8259", "MDN's guide to server-sent events"]);
   });
 });
 
 // ---- turns -------------------------------------------------------------------
 
-const TOOL_OUTPUTS = ['{"temperature_c":18,"conditions":"partly cloudy"}', '{"local_time":"14:05","timezone":"Europe/Paris"}'];
+const TOOL_OUTPUTS = [
+  '{"temperature_c":18,"conditions":"partly cloudy"}',
+  '{"local_time":"14:05","timezone":"Europe/Paris"}',
+];
 
 describe.each(MULTI_TURN.map((s) => [s.name, s] as const))("two-turn scenario %s", (name, scenario) => {
   it.each(SEEDS)("answers turn 2 once the input holds turn 1's calls and their outputs (seed %i)", async (seed) => {
@@ -363,23 +398,42 @@ describe.each(MULTI_TURN.map((s) => [s.name, s] as const))("two-turn scenario %s
     const user = { type: "message", role: "user", content: "Please handle this for me." };
     const first = await plain(mock, bodyFor(scenario, [user]), headers);
     expectOutcome(scenario, first.response, [], 0);
-    const calls = first.response.output.filter((o): o is Extract<typeof o, { type: "function_call" }> => o.type === "function_call");
+    const calls = first.response.output.filter(
+      (o): o is Extract<typeof o, { type: "function_call" }> => o.type === "function_call",
+    );
     expect(calls.length).toBeGreaterThanOrEqual(1);
-    const outputs = calls.map((c, i) => ({ type: "function_call_output", call_id: c.call_id, output: TOOL_OUTPUTS[i % TOOL_OUTPUTS.length] }));
+    const outputs = calls.map((c, i) => ({
+      type: "function_call_output",
+      call_id: c.call_id,
+      output: TOOL_OUTPUTS[i % TOOL_OUTPUTS.length],
+    }));
     const input = [user, ...first.response.output, ...outputs];
 
     const second = await streamed(mock, bodyFor(scenario, input), headers);
     expectOutcome(scenario, second.response, second.events, 1);
     expect(second.response.output.map((o) => o.type)).toEqual(["message"]);
-    const text = (second.response.output[0] as Extract<ResponseResource["output"][number], { type: "message" }>).content[0];
+    const text = (second.response.output[0] as Extract<ResponseResource["output"][number], { type: "message" }>)
+      .content[0];
     const template = scenario.turns![1].steps[0];
     if (template.type !== "message" || text.type !== "output_text") throw new Error("turn 2 should be a text message");
-    expect(text.text).toBe(template.text!.replaceAll("{{tool_outputs}}", outputs.map((o) => o.output).join("; ")).replaceAll("{{tool_output}}", outputs.at(-1)!.output));
+    expect(text.text).toBe(
+      template
+        .text!.replaceAll("{{tool_outputs}}", outputs.map((o) => o.output).join("; "))
+        .replaceAll("{{tool_output}}", outputs.at(-1)!.output),
+    );
     const secondPlain = await plain(mock, bodyFor(scenario, input), headers);
     expect(withoutIds(secondPlain.response)).toEqual(withoutIds(second.response));
 
     // The last turn repeats for longer conversations.
-    const third = await plain(mock, bodyFor(scenario, [...input, ...second.response.output, { type: "message", role: "user", content: "Thanks! Once more?" }]), headers);
+    const third = await plain(
+      mock,
+      bodyFor(scenario, [
+        ...input,
+        ...second.response.output,
+        { type: "message", role: "user", content: "Thanks! Once more?" },
+      ]),
+      headers,
+    );
     expect(third.response.output.map((o) => o.type)).toEqual(["message"]);
   });
 });
@@ -388,7 +442,11 @@ describe.each(MULTI_TURN.map((s) => [s.name, s] as const))("two-turn scenario %s
 
 describe("selection on the library server", () => {
   it("an unknown x-mock-scenario is a 400 unknown_scenario listing the known names", async () => {
-    const res = await postResponses(server(), { model: "mock-model-1", input: "hi" }, { "x-mock-scenario": "no-such-scenario" });
+    const res = await postResponses(
+      server(),
+      { model: "mock-model-1", input: "hi" },
+      { "x-mock-scenario": "no-such-scenario" },
+    );
     expect(res.status).toBe(400);
     const body = JSON.parse(res.text);
     expect(ErrorBody.safeParse(body).success).toBe(true);
@@ -412,7 +470,12 @@ describe("selection on the library server", () => {
 /** A copy of a library scenario under another name, with match rules. */
 const copyWith = (name: string, from: string, match: Record<string, unknown>) => {
   const s = lib(from);
-  return { name, description: `Copy of ${from} chosen by match rules.`, match, ...(s.turns ? { turns: s.turns } : { generate: s.generate }) };
+  return {
+    name,
+    description: `Copy of ${from} chosen by match rules.`,
+    match,
+    ...(s.turns ? { turns: s.turns } : { generate: s.generate }),
+  };
 };
 
 const marker = (name: string) => `[[${name}]]`;
@@ -467,7 +530,10 @@ describe("selection by match rules", () => {
   });
 
   it("model: the request's model", async () => {
-    const res = await expectSameAs("matched-model", "reasoning", { model: "acme-large-2", input: "Why is the sky blue?" });
+    const res = await expectSameAs("matched-model", "reasoning", {
+      model: "acme-large-2",
+      input: "Why is the sky blue?",
+    });
     expect(JSON.parse(res.text).output.map((o: { type: string }) => o.type)).toEqual(["reasoning", "message"]);
     const miss = await postResponses(matchServer(), { model: "acme-large-3", input: "Why is the sky blue?" });
     expect(miss.headers.get("x-mock-scenario")).toBe("auto");
@@ -475,8 +541,16 @@ describe("selection by match rules", () => {
 
   it("tool: a function tool with that name is offered", async () => {
     const tools = TOOLS.filter((t) => t.name === "create_calendar_event");
-    await expectSameAs("matched-tool", "streamed-arguments", { model: "mock-model-1", input: "Book the planning meeting", tools });
-    const miss = await postResponses(matchServer(), { model: "mock-model-1", input: "Book it", tools: TOOLS.filter((t) => t.name === "get_time") });
+    await expectSameAs("matched-tool", "streamed-arguments", {
+      model: "mock-model-1",
+      input: "Book the planning meeting",
+      tools,
+    });
+    const miss = await postResponses(matchServer(), {
+      model: "mock-model-1",
+      input: "Book it",
+      tools: TOOLS.filter((t) => t.name === "get_time"),
+    });
     expect(miss.headers.get("x-mock-scenario")).toBe("auto");
   });
 
@@ -494,10 +568,18 @@ describe("selection by match rules", () => {
   });
 
   it("metadata: every given key/value pair must be present", async () => {
-    const body = { model: "mock-model-1", input: "hi", metadata: { suite: "library", case: "rate-limit", extra: "ok" } };
+    const body = {
+      model: "mock-model-1",
+      input: "hi",
+      metadata: { suite: "library", case: "rate-limit", extra: "ok" },
+    };
     const res = await expectSameAs("matched-metadata", "error-429", body);
     expectHttpError(lib("error-429"), res);
-    const partial = await postResponses(matchServer(), { model: "mock-model-1", input: "hi", metadata: { suite: "library" } });
+    const partial = await postResponses(matchServer(), {
+      model: "mock-model-1",
+      input: "hi",
+      metadata: { suite: "library" },
+    });
     expect(partial.status).toBe(200);
     expect(partial.headers.get("x-mock-scenario")).toBe("auto");
   });
@@ -516,7 +598,13 @@ const UPDATE = process.env.UPDATE_GOLDEN === "1";
 describe("golden streams", () => {
   it.each(SCRIPTED.map((s) => s.name))("%s matches test/golden/%s.ndjson", async (name) => {
     const s = lib(name);
-    const body = { model: "mock-model-1", input: "Hello golden", stream: true, ...(usesTools(s) ? { tools: TOOLS } : {}), ...(name === "reasoning" ? { reasoning: { summary: "auto" } } : {}) };
+    const body = {
+      model: "mock-model-1",
+      input: "Hello golden",
+      stream: true,
+      ...(usesTools(s) ? { tools: TOOLS } : {}),
+      ...(name === "reasoning" ? { reasoning: { summary: "auto" } } : {}),
+    };
     // A session of its own: the first such request of its session, whatever ran before (ids count repeats).
     const res = await postResponses(server(), body, { ...headersFor(name, 1), "x-mock-session": `golden-${name}` });
     expect(res.status).toBe(200);
@@ -529,7 +617,8 @@ describe("golden streams", () => {
       await writeFile(file, events.map((e) => JSON.stringify(e)).join("\n") + "\n");
       return;
     }
-    if (!existsSync(file)) throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/scenario/library.test.ts`);
+    if (!existsSync(file))
+      throw new Error(`missing golden file ${file}: run UPDATE_GOLDEN=1 npx vitest run test/scenario/library.test.ts`);
     const lines = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
     expect(events).toEqual(lines.map((l) => JSON.parse(l)));
   });
@@ -550,13 +639,22 @@ describe("a failure cut exactly where output_item.done is due", () => {
       {
         name: "fail-at-item-done",
         description: "A one-token message whose stream fails where its output_item.done is due.",
-        turns: [{ steps: [{ type: "message", text: "Hello", chunk: { tokens: 1 } }], end: { type: "failed", afterEvents: 7 } }],
+        turns: [
+          {
+            steps: [{ type: "message", text: "Hello", chunk: { tokens: 1 } }],
+            end: { type: "failed", afterEvents: 7 },
+          },
+        ],
       },
     ],
   });
 
   it("response.failed reports the never-finished item as incomplete", async () => {
-    const res = await postResponses(bugServer(), { model: "mock-model-1", input: "hi", stream: true }, { "x-mock-scenario": "fail-at-item-done" });
+    const res = await postResponses(
+      bugServer(),
+      { model: "mock-model-1", input: "hi", stream: true },
+      { "x-mock-scenario": "fail-at-item-done" },
+    );
     const { events } = parseSseStrict(res.text);
     expect(events.map((e) => e.type).slice(-3)).toEqual(["response.content_part.done", "error", "response.failed"]);
     expect((events.at(-1) as any).response.output[0].status).toBe("incomplete");
@@ -568,14 +666,31 @@ describe("the random scenario over 1,000 seeds", () => {
   const SHAPES = [
     { model: "mock-model-1", input: "Tell me something interesting." },
     { model: "mock-model-1", input: "What's the weather and the time in Paris?", tools: TOOLS.slice(0, 2) },
-    { model: "mock-model-1", input: "Think it through first.", reasoning: { effort: "medium", summary: "auto" }, include: ["reasoning.encrypted_content"] },
-    { model: "mock-model-1", input: "Write me a long story about Lisbon.", max_output_tokens: 24, tools: TOOLS.slice(0, 1) },
+    {
+      model: "mock-model-1",
+      input: "Think it through first.",
+      reasoning: { effort: "medium", summary: "auto" },
+      include: ["reasoning.encrypted_content"],
+    },
+    {
+      model: "mock-model-1",
+      input: "Write me a long story about Lisbon.",
+      max_output_tokens: 24,
+      tools: TOOLS.slice(0, 1),
+    },
   ].map((b) => CreateResponseBody.parse(b));
 
   const play = (seed: number, shape: number) => {
     const request = SHAPES[shape];
     const rng = createRng(requestSeed(seed, request));
-    const plan = planScenario(scenario, { request, items: inputItems(request.input), rng, ids: createIdSource("ids"), vendorExtensions: true, createdAt: TEST_NOW_MS / 1000 });
+    const plan = planScenario(scenario, {
+      request,
+      items: inputItems(request.input),
+      rng,
+      ids: createIdSource("ids"),
+      vendorExtensions: true,
+      createdAt: TEST_NOW_MS / 1000,
+    });
     return emitEvents(plan) as unknown as Ev[];
   };
 
@@ -609,11 +724,22 @@ describe("the random scenario over 1,000 seeds", () => {
   });
 
   it("the same seed gives identical events; different seeds do not all agree", () => {
-    for (const seed of [0, 1, 17, 999]) for (let shape = 0; shape < SHAPES.length; shape++) expect(play(seed, shape)).toEqual(play(seed, shape));
+    for (const seed of [0, 1, 17, 999])
+      for (let shape = 0; shape < SHAPES.length; shape++) expect(play(seed, shape)).toEqual(play(seed, shape));
     for (let shape = 0; shape < SHAPES.length; shape++) {
       const streams = new Set(Array.from({ length: 20 }, (_, seed) => JSON.stringify(play(seed, shape))));
       expect(streams.size).toBe(20);
-      const outputs = new Set(Array.from({ length: 20 }, (_, seed) => JSON.stringify((play(seed, shape).at(-1) as any).response.output.map((o: any) => ({ ...o, id: undefined, call_id: undefined })))));
+      const outputs = new Set(
+        Array.from({ length: 20 }, (_, seed) =>
+          JSON.stringify(
+            (play(seed, shape).at(-1) as any).response.output.map((o: any) => ({
+              ...o,
+              id: undefined,
+              call_id: undefined,
+            })),
+          ),
+        ),
+      );
       expect(outputs.size).toBeGreaterThan(5);
     }
   });
@@ -623,14 +749,23 @@ describe("the random scenario over 1,000 seeds", () => {
 
 describe("parallel-tool-calls with the openai SDK", () => {
   it("runs the two-turn loop: two function calls, outputs sent back, then the summary", async () => {
-    const client = new OpenAI({ baseURL: server().baseURL, apiKey: "x", maxRetries: 0, defaultHeaders: { "x-mock-scenario": "parallel-tool-calls" } });
+    const client = new OpenAI({
+      baseURL: server().baseURL,
+      apiKey: "x",
+      maxRetries: 0,
+      defaultHeaders: { "x-mock-scenario": "parallel-tool-calls" },
+    });
     const tools = LIBRARY_TOOLS_NOT_STRICT.slice(0, 2);
-    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "What's the weather and the local time in Paris?" }];
+    const input: OpenAI.Responses.ResponseInput = [
+      { role: "user", content: "What's the weather and the local time in Paris?" },
+    ];
 
     const first = await client.responses.create({ model: "mock-model-1", input, tools });
     expectValidResponse(first);
     expect(first.status).toBe("completed");
-    const calls = first.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call");
+    const calls = first.output.filter(
+      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call",
+    );
     expect(calls.map((c) => c.name)).toEqual(["get_weather", "get_time"]);
     expect(JSON.parse(calls[0].arguments)).toEqual({ city: "Paris", unit: "c" });
 

@@ -37,6 +37,11 @@ describe("loadScenarios walking a folder", () => {
 
   it("skippedInWalk", () => {
     expect(["node_modules", ".git", ".eslintrc.json", "."].map(skippedInWalk)).toEqual([true, true, true, true]);
-    expect(["scenarios", "a.json", "node_modules2", "my.node_modules"].map(skippedInWalk)).toEqual([false, false, false, false]);
+    expect(["scenarios", "a.json", "node_modules2", "my.node_modules"].map(skippedInWalk)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

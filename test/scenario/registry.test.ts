@@ -4,7 +4,16 @@ import { inputItems } from "../../src/scenario/conversation.js";
 import { validateScenario } from "../../src/scenario/parse.js";
 import { ApiError, CreateResponseBody } from "../../src/spec/index.js";
 
-const s = (name: string, match?: object) => validateScenario({ name, description: `the ${name} scenario`, ...(match ? { match } : {}), turns: [{ steps: [{ type: "message", text: name }] }] }, "test");
+const s = (name: string, match?: object) =>
+  validateScenario(
+    {
+      name,
+      description: `the ${name} scenario`,
+      ...(match ? { match } : {}),
+      turns: [{ steps: [{ type: "message", text: name }] }],
+    },
+    "test",
+  );
 
 const registry = createRegistry([
   s("weather", { contains: "WEATHER" }),
@@ -24,8 +33,14 @@ const pick = (body: object, header?: string) => {
 
 describe("scenario selection", () => {
   it("takes the header first, then the model name, then match rules, then the default", () => {
-    expect(pick({ model: "mock-model-named", input: "weather?" }, "ticket")).toMatchObject({ scenario: { name: "ticket" }, reason: "header" });
-    expect(pick({ model: "mock-model-named", input: "weather?" })).toMatchObject({ scenario: { name: "mock-model-named" }, reason: "model" });
+    expect(pick({ model: "mock-model-named", input: "weather?" }, "ticket")).toMatchObject({
+      scenario: { name: "ticket" },
+      reason: "header",
+    });
+    expect(pick({ model: "mock-model-named", input: "weather?" })).toMatchObject({
+      scenario: { name: "mock-model-named" },
+      reason: "model",
+    });
     expect(pick({ input: "weather?" })).toMatchObject({ scenario: { name: "weather" }, reason: "match" });
     expect(pick({ input: "nothing special" })).toMatchObject({ scenario: { name: "auto" }, reason: "default" });
   });
@@ -36,7 +51,12 @@ describe("scenario selection", () => {
     expect(pick({ model: "special-model" }).scenario.name).toBe("gpt-special");
     expect(pick({ tools: [{ type: "function", name: "lookup" }] }).scenario.name).toBe("tooly");
     expect(
-      pick({ input: [{ type: "function_call", call_id: "c", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "x" }] }).scenario.name,
+      pick({
+        input: [
+          { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+          { type: "function_call_output", call_id: "c", output: "x" },
+        ],
+      }).scenario.name,
     ).toBe("after-tools");
     expect(pick({ metadata: { suite: "a", case: "1", extra: "x" } }).scenario.name).toBe("tagged");
     expect(pick({ metadata: { suite: "a" } }).scenario.name).toBe("auto");

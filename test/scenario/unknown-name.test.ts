@@ -1,21 +1,34 @@
 /** An unknown scenario name suggests the nearest known one, wherever a name is given. */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/spec/index.js";
-import { UnknownScenarioError, createRegistry, knownScenariosHint, selectScenario } from "../../src/scenario/registry.js";
+import {
+  UnknownScenarioError,
+  createRegistry,
+  knownScenariosHint,
+  selectScenario,
+} from "../../src/scenario/registry.js";
 import type { Scenario } from "../../src/scenario/schema.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { expectErrorBody } from "../support/conformance.js";
 import { postResponses, useServer } from "../support/server.js";
 import { refusedUpgrade } from "../compliance/ws-client.js";
 
-const s = (name: string): Scenario => ({ name, description: name, turns: [{ steps: [{ type: "message", text: name }] }] });
+const s = (name: string): Scenario => ({
+  name,
+  description: name,
+  turns: [{ steps: [{ type: "message", text: name }] }],
+});
 const SCENARIOS = [s("hello"), s("tool-call"), s("error-429")];
 const KNOWN = "Known scenarios: auto, error-429, hello, tool-call.";
 
 describe("knownScenariosHint", () => {
   it("names the nearest when close, then every known name, sorted", () => {
-    expect(knownScenariosHint("helo", ["tool-call", "hello", "auto"])).toBe("Did you mean 'hello'? Known scenarios: auto, hello, tool-call.");
-    expect(knownScenariosHint("tool_call", ["tool-call", "hello"])).toBe("Did you mean 'tool-call'? Known scenarios: hello, tool-call.");
+    expect(knownScenariosHint("helo", ["tool-call", "hello", "auto"])).toBe(
+      "Did you mean 'hello'? Known scenarios: auto, hello, tool-call.",
+    );
+    expect(knownScenariosHint("tool_call", ["tool-call", "hello"])).toBe(
+      "Did you mean 'tool-call'? Known scenarios: hello, tool-call.",
+    );
     expect(knownScenariosHint("nothing-like-it", ["tool-call", "hello"])).toBe("Known scenarios: hello, tool-call.");
     expect(knownScenariosHint("x".repeat(8_000), ["hello"])).toBe("Known scenarios: hello.");
   });
@@ -43,11 +56,18 @@ describe("the registry refuses unknown names with a suggestion", () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ApiError);
-    expect(caught).toMatchObject({ status: 400, code: "unknown_scenario", param: "x-mock-scenario", message: `Unknown scenario 'error-492' in x-mock-scenario. Did you mean 'error-429'? ${KNOWN}` });
+    expect(caught).toMatchObject({
+      status: 400,
+      code: "unknown_scenario",
+      param: "x-mock-scenario",
+      message: `Unknown scenario 'error-492' in x-mock-scenario. Did you mean 'error-429'? ${KNOWN}`,
+    });
   });
 
   it("startMockServer({ scenario }) rejects naming the nearest", async () => {
-    await expect(startMockServer({ port: 0, library: false, scenarios: SCENARIOS, scenario: "tool-cal" })).rejects.toThrow(`Unknown default scenario 'tool-cal'. Did you mean 'tool-call'? ${KNOWN}`);
+    await expect(
+      startMockServer({ port: 0, library: false, scenarios: SCENARIOS, scenario: "tool-cal" }),
+    ).rejects.toThrow(`Unknown default scenario 'tool-cal'. Did you mean 'tool-call'? ${KNOWN}`);
   });
 });
 
@@ -60,17 +80,32 @@ describe("the x-mock-scenario header over HTTP and WebSocket", () => {
       expect(res.status).toBe(400);
       const body = JSON.parse(res.text);
       expectErrorBody(body);
-      expect(body.error).toEqual({ type: "invalid_request", code: "unknown_scenario", param: "x-mock-scenario", message: `Unknown scenario 'helo' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}` });
+      expect(body.error).toEqual({
+        type: "invalid_request",
+        code: "unknown_scenario",
+        param: "x-mock-scenario",
+        message: `Unknown scenario 'helo' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`,
+      });
     }
-    const openai = await postResponses(server(), { model: "m", input: "hi" }, { "x-mock-scenario": "helo", "x-mock-dialect": "openai" });
+    const openai = await postResponses(
+      server(),
+      { model: "m", input: "hi" },
+      { "x-mock-scenario": "helo", "x-mock-dialect": "openai" },
+    );
     expect(openai.status).toBe(400);
-    expect(JSON.parse(openai.text).error.message).toBe(`Unknown scenario 'helo' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`);
+    expect(JSON.parse(openai.text).error.message).toBe(
+      `Unknown scenario 'helo' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`,
+    );
   });
 
   it("WebSocket: the refused upgrade says the same", async () => {
     const mock: MockServer = server();
-    const refused = await refusedUpgrade(`${mock.url.replace(/^http/, "ws")}/v1/responses`, { "x-mock-scenario": "Hello" });
+    const refused = await refusedUpgrade(`${mock.url.replace(/^http/, "ws")}/v1/responses`, {
+      "x-mock-scenario": "Hello",
+    });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toBe(`Unknown scenario 'Hello' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`);
+    expect(refused.body.error.message).toBe(
+      `Unknown scenario 'Hello' in x-mock-scenario. Did you mean 'hello'? ${KNOWN}`,
+    );
   });
 });

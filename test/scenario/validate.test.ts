@@ -26,7 +26,8 @@ function pureIssues(text: string, file: string): string[] {
   }
 }
 
-const doc = (fields: Record<string, unknown>) => JSON.stringify({ name: "s", description: "A scenario.", ...fields }, null, 2);
+const doc = (fields: Record<string, unknown>) =>
+  JSON.stringify({ name: "s", description: "A scenario.", ...fields }, null, 2);
 const turn = (steps: unknown[], end?: unknown) => ({ turns: [{ steps, ...(end ? { end } : {}) }] });
 
 /** One mistake per file: its text and the exact lines `validate` prints for it (FILE is the file name). */
@@ -45,16 +46,29 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
     text: doc({ name: "Hello World", turns: [{}] }),
     expected: ["FILE: $.name: must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit"],
   },
-  "empty-description": { text: doc({ description: "", turns: [{}] }), expected: ["FILE: $.description: describe the scenario in one line, or leave 'description' out"] },
+  "empty-description": {
+    text: doc({ description: "", turns: [{}] }),
+    expected: ["FILE: $.description: describe the scenario in one line, or leave 'description' out"],
+  },
   "turns-and-generate": {
     text: doc({ turns: [{}], generate: { strategy: "auto" } }),
     expected: ["FILE: $: give exactly one of 'turns' (scripted) or 'generate' (seeded)"],
   },
-  "neither-turns-nor-generate": { text: doc({}), expected: ["FILE: $: give exactly one of 'turns' (scripted) or 'generate' (seeded)"] },
+  "neither-turns-nor-generate": {
+    text: doc({}),
+    expected: ["FILE: $: give exactly one of 'turns' (scripted) or 'generate' (seeded)"],
+  },
   "no-turns": { text: doc({ turns: [] }), expected: ["FILE: $.turns: a scripted scenario needs at least one turn"] },
   "unknown-step-type": {
-    text: doc(turn([{ type: "message", text: "ok" }, { type: "mesage", text: "x" }])),
-    expected: [`FILE: $.turns[0].steps[1].type: unknown value "mesage": expected one of 'message', 'reasoning', 'function_call', 'vendor_item', 'vendor_event', 'web_search_call', 'code_interpreter_call', 'image_generation_call', 'file_search_call', 'mcp_list_tools', 'mcp_call', 'mcp_approval_request'`],
+    text: doc(
+      turn([
+        { type: "message", text: "ok" },
+        { type: "mesage", text: "x" },
+      ]),
+    ),
+    expected: [
+      `FILE: $.turns[0].steps[1].type: unknown value "mesage": expected one of 'message', 'reasoning', 'function_call', 'vendor_item', 'vendor_event', 'web_search_call', 'code_interpreter_call', 'image_generation_call', 'file_search_call', 'mcp_list_tools', 'mcp_call', 'mcp_approval_request'`,
+    ],
   },
   "typo-top-level-key": {
     text: doc({ ...turn([]), matchh: { contains: "x" } }),
@@ -62,9 +76,15 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
   },
   "typo-step-key": {
     text: doc(turn([{ type: "message", txt: "hi" }])),
-    expected: ["FILE: $.turns[0].steps[0]: unknown key 'txt' (check the spelling; see scenario.schema.json)", "FILE: $.turns[0].steps[0]: a message needs 'text', 'refusal' or both"],
+    expected: [
+      "FILE: $.turns[0].steps[0]: unknown key 'txt' (check the spelling; see scenario.schema.json)",
+      "FILE: $.turns[0].steps[0]: a message needs 'text', 'refusal' or both",
+    ],
   },
-  "message-without-text": { text: doc(turn([{ type: "message" }])), expected: ["FILE: $.turns[0].steps[0]: a message needs 'text', 'refusal' or both"] },
+  "message-without-text": {
+    text: doc(turn([{ type: "message" }])),
+    expected: ["FILE: $.turns[0].steps[0]: a message needs 'text', 'refusal' or both"],
+  },
   "function-call-bad-name": {
     text: doc(turn([{ type: "function_call", name: "get weather" }])),
     expected: ["FILE: $.turns[0].steps[0].name: must match ^[a-zA-Z0-9_-]+$"],
@@ -83,7 +103,9 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
   },
   "unknown-end-type": {
     text: doc(turn([], { type: "done" })),
-    expected: [`FILE: $.turns[0].end.type: unknown value "done": expected one of 'completed', 'incomplete', 'failed', 'http_error'`],
+    expected: [
+      `FILE: $.turns[0].end.type: unknown value "done": expected one of 'completed', 'incomplete', 'failed', 'http_error'`,
+    ],
   },
   "http-error-status": {
     text: doc(turn([], { type: "http_error", status: 418 })),
@@ -93,7 +115,10 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
     text: doc(turn([{ type: "message", text: "x" }], { type: "failed", afterEvents: -1 })),
     expected: ["FILE: $.turns[0].end.afterEvents: must be >= 0"],
   },
-  "invalid-regex": { text: doc({ ...turn([]), match: { matches: "([a-z" } }), expected: ["FILE: $.match.matches: is not a valid regular expression"] },
+  "invalid-regex": {
+    text: doc({ ...turn([]), match: { matches: "([a-z" } }),
+    expected: ["FILE: $.match.matches: is not a valid regular expression"],
+  },
   "zero-weights": {
     text: doc({ generate: { strategy: "random", weights: { text: 0, tool_calls: 0 } } }),
     expected: ["FILE: $.generate.weights: at least one weight must be above 0"],
@@ -107,7 +132,10 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
     expected: ["FILE: $.generate.sentences: a range is [min, max] with min <= max"],
   },
   "several-mistakes": {
-    text: doc({ name: "", turns: [{ steps: [{ type: "reasoning", summary: "not a list" }], end: { type: "failed", afterEvents: 1.5 } }] }),
+    text: doc({
+      name: "",
+      turns: [{ steps: [{ type: "reasoning", summary: "not a list" }], end: { type: "failed", afterEvents: 1.5 } }],
+    }),
     expected: [
       "FILE: $.name: must be 1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit",
       "FILE: $.turns[0].steps[0].summary: expected array",
@@ -119,7 +147,15 @@ const MISTAKES: Record<string, { text: string; expected: string[] }> = {
 const VALID = doc({
   name: "valid-one",
   match: { contains: "hello", matches: "^h" },
-  turns: [{ steps: [{ type: "reasoning", summary: ["Think."] }, { type: "message", text: "Hi, {{input}}", chunk: { chars: 4 } }] }, { steps: [], end: { type: "http_error", status: 429, headers: { "retry-after": "1" } } }],
+  turns: [
+    {
+      steps: [
+        { type: "reasoning", summary: ["Think."] },
+        { type: "message", text: "Hi, {{input}}", chunk: { chars: 4 } },
+      ],
+    },
+    { steps: [], end: { type: "http_error", status: 429, headers: { "retry-after": "1" } } },
+  ],
 });
 
 let dir: string;
@@ -186,7 +222,11 @@ describe("validate: files, folders, several at once", () => {
   it("walks folders recursively (*.json only), one ok line per scenario", async () => {
     const { code, stdout } = await run(["validate", "lib", "valid.json"], dir);
     expect(code).toBe(0);
-    expect(lines(stdout)).toEqual([`ok ${join("lib", "more", "two.json")} (two)`, `ok ${join("lib", "one.json")} (one)`, "ok valid.json (valid-one)"]);
+    expect(lines(stdout)).toEqual([
+      `ok ${join("lib", "more", "two.json")} (two)`,
+      `ok ${join("lib", "one.json")} (one)`,
+      "ok valid.json (valid-one)",
+    ]);
   });
 
   it("reports duplicate names across the given files", async () => {
@@ -194,7 +234,9 @@ describe("validate: files, folders, several at once", () => {
     const { code, stdout, stderr } = await run(["validate", join("dup", "a.json"), join("dup", "b.json")], dir);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(lines(stderr)).toEqual([`${join("dup", "b.json")}: $.name: duplicate scenario name 'same' (also in ${join("dup", "a.json")})`]);
+    expect(lines(stderr)).toEqual([
+      `${join("dup", "b.json")}: $.name: duplicate scenario name 'same' (also in ${join("dup", "a.json")})`,
+    ]);
     // And in a folder.
     const folder = await run(["validate", "dup"], dir);
     expect(folder.code).toBe(1);
@@ -227,6 +269,8 @@ describe("validate: files, folders, several at once", () => {
   it("needs at least one file", async () => {
     const { code, stderr } = await run(["validate"], dir);
     expect(code).toBe(1);
-    expect(stderr).toContain("validate: give one or more scenario files or folders, e.g. 'openresponses-mock validate scenarios/'");
+    expect(stderr).toContain(
+      "validate: give one or more scenario files or folders, e.g. 'openresponses-mock validate scenarios/'",
+    );
   });
 });

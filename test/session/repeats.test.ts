@@ -48,11 +48,15 @@ function referenceCounter(limit: number): (key: string) => number {
 describe("RepeatCounter past its limit", () => {
   it("forgets the least recently seen key, exactly as the reference does, on random sequences", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 400 }), (limit, seq) => {
-        const r = new RepeatCounter(limit);
-        const ref = referenceCounter(limit);
-        for (const n of seq) expect(r.next(`k${n}`)).toBe(ref(`k${n}`));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 400 }),
+        (limit, seq) => {
+          const r = new RepeatCounter(limit);
+          const ref = referenceCounter(limit);
+          for (const n of seq) expect(r.next(`k${n}`)).toBe(ref(`k${n}`));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -87,7 +91,9 @@ describe("id sources", () => {
 
   it("differ for every repeat and every session", () => {
     const seen = new Set<string>();
-    for (const session of [null, "a", "b"]) for (let k = 0; k < 20; k++) seen.add(createIdSource(createRng("s"), "open-responses", idSeed("s", session, k)).response());
+    for (const session of [null, "a", "b"])
+      for (let k = 0; k < 20; k++)
+        seen.add(createIdSource(createRng("s"), "open-responses", idSeed("s", session, k)).response());
     expect(seen.size).toBe(60);
   });
 });

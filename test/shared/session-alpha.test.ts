@@ -23,8 +23,15 @@ describe("a shared server, session alpha", () => {
       expect(res.output_text).toBe("alpha answer " + i);
       await new Promise((r) => setTimeout(r, 2)); // interleave with the other file
     }
-    const journal = (await (await fetch(new URL("requests", admin), { headers })).json()) as { data: { session: string; body: { input: string } }[] };
+    const journal = (await (await fetch(new URL("requests", admin), { headers })).json()) as {
+      data: { session: string; body: { input: string } }[];
+    };
     expect(journal.data).toHaveLength(20);
-    expect(journal.data.every((e: { session: string; body: { input: string } }) => e.session === session && e.body.input.startsWith("alpha question"))).toBe(true);
+    expect(
+      journal.data.every(
+        (e: { session: string; body: { input: string } }) =>
+          e.session === session && e.body.input.startsWith("alpha question"),
+      ),
+    ).toBe(true);
   });
 });

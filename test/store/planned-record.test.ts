@@ -16,7 +16,10 @@ import { ITEMS, OUTCOMES, makePlan } from "../support/plans.js";
 
 const INPUTS: CreateResponseBody["input"][] = [
   "Hello",
-  [{ type: "message", role: "user", content: "Hi" } as ItemParam, { type: "message", id: "msg_given", role: "user", content: "kept id" } as ItemParam],
+  [
+    { type: "message", role: "user", content: "Hi" } as ItemParam,
+    { type: "message", id: "msg_given", role: "user", content: "kept id" } as ItemParam,
+  ],
   [],
 ];
 
@@ -48,7 +51,9 @@ describe("PlannedRecord", () => {
       expect(record.input).toEqual(withItemIds(inputItems(input), plan.base.id));
       expect(record.input).toBe(record.input);
     }
-    const ids = new PlannedRecord(makePlan(ITEMS.text), INPUTS[1], null).input.map((item) => (item as { id?: string }).id);
+    const ids = new PlannedRecord(makePlan(ITEMS.text), INPUTS[1], null).input.map(
+      (item) => (item as { id?: string }).id,
+    );
     expect(ids[1]).toBe("msg_given");
     expect(ids[0]).toMatch(/^msg_[0-9a-zA-Z]{24}$/);
   });
@@ -66,7 +71,12 @@ describe("PlannedRecord", () => {
   it("is written whole by the shared store's codec, as a plain record with the same fields", () => {
     const plan = makePlan(ITEMS.reasoningThenText, { outcome: OUTCOMES.incomplete });
     const record = new PlannedRecord(plan, INPUTS[1], "s1");
-    const plain = { response: emitStream(plan).response, input: withItemIds(inputItems(INPUTS[1]), plan.base.id), plan, session: "s1" };
+    const plain = {
+      response: emitStream(plan).response,
+      input: withItemIds(inputItems(INPUTS[1]), plan.base.id),
+      plan,
+      session: "s1",
+    };
     expect(encodeRecord(record)).toBe(encodeRecord(plain));
     expect(decodeRecord(encodeRecord(record))).toEqual(JSON.parse(JSON.stringify(plain)));
   });

@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 const create = async (mock: MockServer, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${mock.baseURL}/responses`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ model: "m", ...body }) });
+  const res = await fetch(`${mock.baseURL}/responses`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ model: "m", ...body }),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 };
 
@@ -37,7 +41,9 @@ describe("startMockServer({ store: 'redis://…' })", () => {
     await new Promise((r) => setTimeout(r, 50));
     const res = await create(b, { input: "hi" }, session.headers);
     expect(res.json.output[0].content[0].text).toBe("queued through the API");
-    expect((await create(b, { input: "hi" }, session.headers)).json.output[0].content[0].text).not.toBe("queued through the API");
+    expect((await create(b, { input: "hi" }, session.headers)).json.output[0].content[0].text).not.toBe(
+      "queued through the API",
+    );
   });
 
   it("throws a bad scenario at once, as in memory", () => {
@@ -58,7 +64,11 @@ describe("startMockServer({ store: 'redis://…' })", () => {
     await expect(startMockServer({ workers: 2 })).rejects.toThrow(OptionsError);
     await expect(startMockServer({ workers: 2 })).rejects.toThrow(/workers: startMockServer serves from this process/);
     const port = await freePort();
-    await expect(startMockServer({ store: `redis://127.0.0.1:${port}` })).rejects.toThrow(`store: cannot connect to Redis at redis://127.0.0.1:${port} (ECONNREFUSED)`);
-    await expect(startMockServer({ store: "memcached://x:1" })).rejects.toThrow(/store: 'memcached:' is not a store this server knows/);
+    await expect(startMockServer({ store: `redis://127.0.0.1:${port}` })).rejects.toThrow(
+      `store: cannot connect to Redis at redis://127.0.0.1:${port} (ECONNREFUSED)`,
+    );
+    await expect(startMockServer({ store: "memcached://x:1" })).rejects.toThrow(
+      /store: 'memcached:' is not a store this server knows/,
+    );
   });
 });

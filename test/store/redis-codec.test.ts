@@ -18,11 +18,25 @@ import type { Plan } from "../../src/generate/plan.js";
 import type { StreamEvent } from "../../src/spec/index.js";
 
 const registry = await loadRegistry({ scenarios: [], scenario: "auto", library: true });
-const sse = (events: readonly StreamEvent[], dialect: Dialect, plan: Plan) => events.map((e) => sseFrame(e, dialect, plan)).join("") + doneFrame(dialect);
+const sse = (events: readonly StreamEvent[], dialect: Dialect, plan: Plan) =>
+  events.map((e) => sseFrame(e, dialect, plan)).join("") + doneFrame(dialect);
 
 const BODIES = [
   { model: "m", input: "Hello there", stream: true },
-  { model: "m", input: [{ role: "user", content: [{ type: "input_text", text: "weather in Paris?" }] }], background: true, reasoning: { effort: "high", summary: "auto" }, tools: [{ type: "function", name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }], metadata: { a: "b" } },
+  {
+    model: "m",
+    input: [{ role: "user", content: [{ type: "input_text", text: "weather in Paris?" }] }],
+    background: true,
+    reasoning: { effort: "high", summary: "auto" },
+    tools: [
+      {
+        type: "function",
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    ],
+    metadata: { a: "b" },
+  },
 ];
 
 describe("the shared store's record codec", () => {
@@ -44,14 +58,18 @@ describe("the shared store's record codec", () => {
         const decoded = decodeRecord(text);
         expect(encodeRecord(decoded)).toBe(text);
         expect(sse([...replayEvents(decoded)], dialect, decoded.plan)).toBe(sse(answer.events, dialect, answer.plan));
-        expect(JSON.stringify(renderResponse(dialect, decoded.response, decoded.plan))).toBe(JSON.stringify(renderResponse(dialect, answer.response, answer.plan)));
+        expect(JSON.stringify(renderResponse(dialect, decoded.response, decoded.plan))).toBe(
+          JSON.stringify(renderResponse(dialect, answer.response, answer.plan)),
+        );
         expect(decoded.input).toEqual(record.input);
         expect(decoded.session).toBe("session-1");
         // A cancelled run keeps the events it delivered: they survive too.
         const run = new PlannedRecord(answer.plan, request.input, "session-1");
         run.events = answer.events.slice(0, 3);
         const cancelled = decodeRecord(encodeRecord(run));
-        expect(sse([...replayEvents(cancelled)], dialect, cancelled.plan)).toBe(sse(answer.events.slice(0, 3), dialect, answer.plan));
+        expect(sse([...replayEvents(cancelled)], dialect, cancelled.plan)).toBe(
+          sse(answer.events.slice(0, 3), dialect, answer.plan),
+        );
         checked++;
       }
     }
@@ -59,10 +77,21 @@ describe("the shared store's record codec", () => {
   });
 
   it("keeps the previous_response_id beside the record, for walking a chain", () => {
-    const request = parseCreateRequest({ model: "m", input: "hi", previous_response_id: "resp_before" }, { strict: false });
+    const request = parseCreateRequest(
+      { model: "m", input: "hi", previous_response_id: "resp_before" },
+      { strict: false },
+    );
     const answer = answerRequest({ registry, request, items: [], seed: 1, scenario: "text", createdAt: 1 });
     expect(previousOf(new PlannedRecord(answer.plan, request.input, null))).toBe("resp_before");
     const first = parseCreateRequest({ model: "m", input: "hi" }, { strict: false });
-    expect(previousOf(new PlannedRecord(answerRequest({ registry, request: first, seed: 1, scenario: "text", createdAt: 1 }).plan, first.input, null))).toBe("");
+    expect(
+      previousOf(
+        new PlannedRecord(
+          answerRequest({ registry, request: first, seed: 1, scenario: "text", createdAt: 1 }).plan,
+          first.input,
+          null,
+        ),
+      ),
+    ).toBe("");
   });
 });

@@ -6,7 +6,15 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/run.js";
-import { call, freePort, killStarted, startCli, startRedis, type CliServer, type RedisServer } from "./redis-support.js";
+import {
+  call,
+  freePort,
+  killStarted,
+  startCli,
+  startRedis,
+  type CliServer,
+  type RedisServer,
+} from "./redis-support.js";
 
 let redis: RedisServer;
 let a: CliServer;
@@ -17,7 +25,10 @@ const freshSession = () => `redis-test-${process.pid}-${++serial}`;
 
 beforeAll(async () => {
   redis = await startRedis();
-  [a, b] = await Promise.all([startCli(["serve", "--port", "0", "--log", "off", "--store", redis.url]), startCli(["serve", "--port", "0", "--log", "off", "--store", redis.url])]);
+  [a, b] = await Promise.all([
+    startCli(["serve", "--port", "0", "--log", "off", "--store", redis.url]),
+    startCli(["serve", "--port", "0", "--log", "off", "--store", redis.url]),
+  ]);
 }, 30_000);
 
 afterAll(async () => {
@@ -26,7 +37,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const create = (server: CliServer, body: Record<string, unknown>, headers: Record<string, string> = {}) => call(`${server.baseURL}/responses`, { body: { model: "m", ...body }, headers });
+const create = (server: CliServer, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call(`${server.baseURL}/responses`, { body: { model: "m", ...body }, headers });
 
 describe("two processes sharing one Redis", () => {
   it("continue each other's conversations: a previous_response_id chain alternating between them", async () => {
@@ -42,9 +54,15 @@ describe("two processes sharing one Redis", () => {
       ids.push(previous);
     }
     // The last response's conversation holds every turn, whichever process answered each.
-    const tokens = await call(`${a.baseURL}/responses/input_tokens`, { body: { model: "m", previous_response_id: previous, input: "and now?" }, headers: session });
+    const tokens = await call(`${a.baseURL}/responses/input_tokens`, {
+      body: { model: "m", previous_response_id: previous, input: "and now?" },
+      headers: session,
+    });
     expect(tokens.status, tokens.text).toBe(200);
-    const alone = await call(`${a.baseURL}/responses/input_tokens`, { body: { model: "m", input: "and now?" }, headers: session });
+    const alone = await call(`${a.baseURL}/responses/input_tokens`, {
+      body: { model: "m", input: "and now?" },
+      headers: session,
+    });
     expect(tokens.json!.input_tokens).toBeGreaterThan(alone.json!.input_tokens + 4 * 5);
     // An id that was never stored is still refused as it is in memory.
     const unknown = await create(b, { input: "x", previous_response_id: "resp_nope" }, session);
@@ -55,17 +73,27 @@ describe("two processes sharing one Redis", () => {
   it("serve each other's stored responses: retrieve, the replayed stream byte for byte, input_items, delete", async () => {
     const created = await create(a, { input: [{ role: "user", content: "tell me about the sea" }], stream: false });
     const id = created.json!.id as string;
-    const [fromA, fromB] = await Promise.all([call(`${a.baseURL}/responses/${id}`), call(`${b.baseURL}/responses/${id}`)]);
+    const [fromA, fromB] = await Promise.all([
+      call(`${a.baseURL}/responses/${id}`),
+      call(`${b.baseURL}/responses/${id}`),
+    ]);
     expect(fromB.status).toBe(200);
     expect(fromB.text).toBe(fromA.text);
     expect(fromB.json).toEqual(created.json);
-    const [streamA, streamB] = await Promise.all([call(`${a.baseURL}/responses/${id}?stream=true`), call(`${b.baseURL}/responses/${id}?stream=true`)]);
+    const [streamA, streamB] = await Promise.all([
+      call(`${a.baseURL}/responses/${id}?stream=true`),
+      call(`${b.baseURL}/responses/${id}?stream=true`),
+    ]);
     expect(streamB.text).toContain("event: response.completed");
     expect(streamB.text).toBe(streamA.text);
     const items = await call(`${b.baseURL}/responses/${id}/input_items`);
     expect(items.status).toBe(200);
     expect(items.json!.data).toHaveLength(1);
-    expect(items.json!.data[0]).toMatchObject({ type: "message", role: "user", content: [{ type: "input_text", text: "tell me about the sea" }] });
+    expect(items.json!.data[0]).toMatchObject({
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "tell me about the sea" }],
+    });
     const deleted = await call(`${b.baseURL}/responses/${id}`, { method: "DELETE" });
     expect(deleted.json).toEqual({ id, object: "response.deleted", deleted: true });
     expect((await call(`${a.baseURL}/responses/${id}`)).status).toBe(404);
@@ -82,13 +110,19 @@ describe("two processes sharing one Redis", () => {
       });
       const live = await res.text();
       const id = /"id":"(resp_[^"]+)"/.exec(live)![1];
-      const replayed = await (await fetch(`${b.baseURL}/responses/${id}?stream=true`, { headers: { "x-mock-dialect": dialect } })).text();
+      const replayed = await (
+        await fetch(`${b.baseURL}/responses/${id}?stream=true`, { headers: { "x-mock-dialect": dialect } })
+      ).text();
       expect(replayed).toBe(live);
     }
   }, 20_000);
 
   it("share background runs: the other process sees it running, cancels it, and both see it cancelled", async () => {
-    const created = await create(a, { input: "a long story", background: true }, { "x-mock-chunk-ms": "200", "x-mock-scenario": "long-text" });
+    const created = await create(
+      a,
+      { input: "a long story", background: true },
+      { "x-mock-chunk-ms": "200", "x-mock-scenario": "long-text" },
+    );
     expect(created.status, created.text).toBe(200);
     const id = created.json!.id as string;
     const running = await call(`${b.baseURL}/responses/${id}`);
@@ -100,7 +134,10 @@ describe("two processes sharing one Redis", () => {
     expect(onA.json!.status).toBe("cancelled");
     expect(onB.text).toBe(onA.text);
     // The replay shows what was delivered before the cancel, on either process, with no [DONE] after a cancel.
-    const [replayA, replayB] = await Promise.all([call(`${a.baseURL}/responses/${id}?stream=true`), call(`${b.baseURL}/responses/${id}?stream=true`)]);
+    const [replayA, replayB] = await Promise.all([
+      call(`${a.baseURL}/responses/${id}?stream=true`),
+      call(`${b.baseURL}/responses/${id}?stream=true`),
+    ]);
     expect(replayB.text).toBe(replayA.text);
     expect(replayB.text).not.toContain("response.completed");
     const items = await call(`${b.baseURL}/responses/${id}/input_items`);
@@ -108,7 +145,11 @@ describe("two processes sharing one Redis", () => {
   }, 20_000);
 
   it("share background runs: a delete on the other process stops the run and removes it everywhere", async () => {
-    const created = await create(b, { input: "another long story", background: true }, { "x-mock-chunk-ms": "200", "x-mock-scenario": "long-text" });
+    const created = await create(
+      b,
+      { input: "another long story", background: true },
+      { "x-mock-chunk-ms": "200", "x-mock-scenario": "long-text" },
+    );
     const id = created.json!.id as string;
     const deleted = await call(`${a.baseURL}/responses/${id}`, { method: "DELETE" });
     expect(deleted.json).toEqual({ id, object: "response.deleted", deleted: true });
@@ -119,7 +160,11 @@ describe("two processes sharing one Redis", () => {
   }, 20_000);
 
   it("share a background run's stream: a stream asked of the other process ends with the run", async () => {
-    const created = await create(a, { input: "short", background: true }, { "x-mock-chunk-ms": "20", "x-mock-scenario": "text" });
+    const created = await create(
+      a,
+      { input: "short", background: true },
+      { "x-mock-chunk-ms": "20", "x-mock-scenario": "text" },
+    );
     const id = created.json!.id as string;
     const followed = await call(`${b.baseURL}/responses/${id}?stream=true`);
     expect(followed.text).toContain("event: response.completed");
@@ -130,19 +175,33 @@ describe("two processes sharing one Redis", () => {
   it("share the session controls: queued on one, taken once on the other; use() with times; reset", async () => {
     const session = freshSession();
     const h = { "x-mock-session": session };
-    const queued = await call(`${a.origin}/__mock/queue`, { body: { turns: [{ steps: [{ type: "message", text: "first queued" }] }, { steps: [{ type: "message", text: "second queued" }] }] }, headers: h });
+    const queued = await call(`${a.origin}/__mock/queue`, {
+      body: {
+        turns: [
+          { steps: [{ type: "message", text: "first queued" }] },
+          { steps: [{ type: "message", text: "second queued" }] },
+        ],
+      },
+      headers: h,
+    });
     expect(queued.status, queued.text).toBe(201);
     expect(queued.json).toEqual({ pending: 2 });
     const first = await create(b, { input: "hi" }, h);
     expect(first.json!.output[0].content[0].text).toBe("first queued");
     const second = await create(a, { input: "hi" }, h);
     expect(second.json!.output[0].content[0].text).toBe("second queued");
-    const used = await call(`${b.origin}/__mock/scenarios`, { body: { scenario: { name: "shared-use", turns: [{ steps: [{ type: "message", text: "from use" }] }] }, times: 2 }, headers: h });
+    const used = await call(`${b.origin}/__mock/scenarios`, {
+      body: { scenario: { name: "shared-use", turns: [{ steps: [{ type: "message", text: "from use" }] }] }, times: 2 },
+      headers: h,
+    });
     expect(used.status, used.text).toBe(201);
     expect((await create(a, { input: "hi" }, h)).json!.output[0].content[0].text).toBe("from use");
     expect((await create(b, { input: "hi" }, h)).json!.output[0].content[0].text).toBe("from use");
     expect((await create(a, { input: "hi" }, h)).json!.output[0].content[0].text).not.toBe("from use");
-    await call(`${a.origin}/__mock/queue`, { body: { turns: [{ steps: [{ type: "message", text: "never taken" }] }] }, headers: h });
+    await call(`${a.origin}/__mock/queue`, {
+      body: { turns: [{ steps: [{ type: "message", text: "never taken" }] }] },
+      headers: h,
+    });
     expect((await call(`${b.origin}/__mock/reset`, { method: "POST", headers: h })).status).toBe(204);
     expect((await create(a, { input: "hi" }, h)).json!.output[0].content[0].text).not.toBe("never taken");
     // Bad input is refused as in memory.
@@ -185,20 +244,25 @@ describe("two processes sharing one Redis", () => {
 describe("--store values and an unreachable Redis", () => {
   afterEach(killStarted);
 
-  it.each([["redis:/x"], ["memcached://127.0.0.1:11211"], ["redis://"], ["127.0.0.1:6379"]])("refuses --store %s, naming the flag", async (value) => {
-    const run = await runCli(["serve", "--port", "0", "--store", value]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^openresponses-mock: --store: /);
-    expect(run.stderr).toContain(`'${value}'`);
-    expect(run.stderr).toContain("redis://HOST:PORT");
-  });
+  it.each([["redis:/x"], ["memcached://127.0.0.1:11211"], ["redis://"], ["127.0.0.1:6379"]])(
+    "refuses --store %s, naming the flag",
+    async (value) => {
+      const run = await runCli(["serve", "--port", "0", "--store", value]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^openresponses-mock: --store: /);
+      expect(run.stderr).toContain(`'${value}'`);
+      expect(run.stderr).toContain("redis://HOST:PORT");
+    },
+  );
 
   it("refuses to start when Redis does not answer, naming the flag", async () => {
     const port = await freePort();
     const run = await runCli(["serve", "--port", "0", "--store", `redis://127.0.0.1:${port}`]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toBe(`openresponses-mock: --store: cannot connect to Redis at redis://127.0.0.1:${port} (ECONNREFUSED); start redis-server there, or name another store\n`);
+    expect(run.stderr).toBe(
+      `openresponses-mock: --store: cannot connect to Redis at redis://127.0.0.1:${port} (ECONNREFUSED); start redis-server there, or name another store\n`,
+    );
   });
 
   it("answers 503 store_unavailable while Redis is gone, keeps serving what needs no store, and recovers", async () => {

@@ -31,11 +31,20 @@ export interface RedisServer {
 
 /** Starts redis-server on a free port; fails with what to install when it is missing. */
 export async function startRedis(onPort?: number): Promise<RedisServer> {
-  const binary = existsSync(REDIS_SERVER) ? REDIS_SERVER : spawnSync("which", ["redis-server"]).stdout?.toString().trim();
-  if (!binary) throw new Error("redis-server is not installed: these tests need a real Redis (Debian: apt-get install redis-server; .ci/run installs it)");
+  const binary = existsSync(REDIS_SERVER)
+    ? REDIS_SERVER
+    : spawnSync("which", ["redis-server"]).stdout?.toString().trim();
+  if (!binary)
+    throw new Error(
+      "redis-server is not installed: these tests need a real Redis (Debian: apt-get install redis-server; .ci/run installs it)",
+    );
   const port = onPort ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "orm-redis-"));
-  const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    binary,
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d) => {
@@ -110,7 +119,10 @@ export function startCli(args: string[]): Promise<CliServer> {
 }
 
 /** A JSON request; resolves with the status, the headers and the parsed body. */
-export async function call(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function call(
+  url: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(url, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
     headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
@@ -118,5 +130,10 @@ export async function call(url: string, init: { method?: string; body?: unknown;
   });
   const text = await res.text();
   const isJson = res.headers.get("content-type")?.startsWith("application/json") ?? false;
-  return { status: res.status, headers: res.headers, text, json: isJson && text !== "" ? (JSON.parse(text) as Record<string, any>) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: isJson && text !== "" ? (JSON.parse(text) as Record<string, any>) : undefined,
+  };
 }

@@ -8,14 +8,29 @@ import { asListedItem, priorItems, withItemIds } from "../../src/store/conversat
 import { MemoryResponseStore, type StoredResponse } from "../../src/store/response-store.js";
 
 /** A minimal record: only the fields the store and the chain walk read. */
-function record(id: string, opts: { previous?: string | null; input?: ItemParam[]; output?: OutputItem[] } = {}): StoredResponse {
-  const response = { id, object: "response", previous_response_id: opts.previous ?? null, output: opts.output ?? [] } as unknown as ResponseResource;
+function record(
+  id: string,
+  opts: { previous?: string | null; input?: ItemParam[]; output?: OutputItem[] } = {},
+): StoredResponse {
+  const response = {
+    id,
+    object: "response",
+    previous_response_id: opts.previous ?? null,
+    output: opts.output ?? [],
+  } as unknown as ResponseResource;
   return { response, input: opts.input ?? [], plan: undefined as never, events: [] };
 }
 
-const user = (id: string, text: string): ItemParam => ({ type: "message", id, role: "user", content: text }) as ItemParam;
+const user = (id: string, text: string): ItemParam =>
+  ({ type: "message", id, role: "user", content: text }) as ItemParam;
 const assistant = (id: string, text: string): OutputItem =>
-  ({ type: "message", id, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] }) as unknown as OutputItem;
+  ({
+    type: "message",
+    id,
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }],
+  }) as unknown as OutputItem;
 
 const present = (store: MemoryResponseStore, ids: string[]) => ids.filter((id) => store.get(id) !== undefined);
 
@@ -126,7 +141,13 @@ describe("priorItems (previous_response_id chains)", () => {
     const store = new MemoryResponseStore(10);
     store.put(record("r1", { input: [user("u1", "one")], output: [assistant("a1", "first")] }));
     store.put(record("r2", { previous: "r1", input: [user("u2", "two")], output: [assistant("a2", "second")] }));
-    store.put(record("r3", { previous: "r2", input: [user("u3", "three"), user("u3b", "three b")], output: [assistant("a3", "third")] }));
+    store.put(
+      record("r3", {
+        previous: "r2",
+        input: [user("u3", "three"), user("u3b", "three b")],
+        output: [assistant("a3", "third")],
+      }),
+    );
     return store;
   }
   const ids = (items: ItemParam[]) => items.map((i) => (i as { id?: string }).id);
@@ -158,7 +179,14 @@ describe("priorItems (previous_response_id chains)", () => {
     expect(err.code).toBe("previous_response_not_found");
     expect(err.param).toBe("previous_response_id");
     expect(err.message).toContain("resp_missing");
-    expect(err.toBody()).toEqual({ error: { type: "invalid_request", code: "previous_response_not_found", param: "previous_response_id", message: err.message } });
+    expect(err.toBody()).toEqual({
+      error: {
+        type: "invalid_request",
+        code: "previous_response_not_found",
+        param: "previous_response_id",
+        message: err.message,
+      },
+    });
   });
 
   it("a missing ancestor is the same error, naming the requested id and the missing ancestor", () => {
@@ -223,6 +251,12 @@ describe("withItemIds / asListedItem", () => {
   });
 
   it("lists a string-content message as a completed message with an input_text part", () => {
-    expect(asListedItem(user("msg_1", "hello"))).toEqual({ type: "message", id: "msg_1", status: "completed", role: "user", content: [{ type: "input_text", text: "hello" }] });
+    expect(asListedItem(user("msg_1", "hello"))).toEqual({
+      type: "message",
+      id: "msg_1",
+      status: "completed",
+      role: "user",
+      content: [{ type: "input_text", text: "hello" }],
+    });
   });
 });

@@ -6,13 +6,22 @@
  */
 import { expect } from "vitest";
 import { foldEvents } from "../../src/emit/fold.js";
-import { ErrorBody, ResponseResource, StreamEvent, TERMINAL_EVENT_TYPES as TERMINAL, isVendorType } from "../../src/spec/index.js";
+import {
+  ErrorBody,
+  ResponseResource,
+  StreamEvent,
+  TERMINAL_EVENT_TYPES as TERMINAL,
+  isVendorType,
+} from "../../src/spec/index.js";
 
 type Ev = { type: string; sequence_number: number; [k: string]: any };
 
 export function expectValidResponse(response: unknown): asserts response is ResponseResource {
   const r = ResponseResource.safeParse(response);
-  if (!r.success) throw new Error(`invalid ResponseResource: ${JSON.stringify(r.error.issues.slice(0, 3))}\n${JSON.stringify(response).slice(0, 500)}`);
+  if (!r.success)
+    throw new Error(
+      `invalid ResponseResource: ${JSON.stringify(r.error.issues.slice(0, 3))}\n${JSON.stringify(response).slice(0, 500)}`,
+    );
   const res = response as ResponseResource;
   // All 31 keys present, even the nullable ones.
   expect(Object.keys(res).length).toBeGreaterThanOrEqual(31);
@@ -54,7 +63,10 @@ export function expectConformantStream(events: readonly Ev[]): ResponseResource 
   expect(events.length).toBeGreaterThanOrEqual(3);
   for (const ev of events) {
     const r = StreamEvent.safeParse(ev);
-    if (!r.success) throw new Error(`invalid event ${ev.type}: ${JSON.stringify(r.error.issues.slice(0, 3))}\n${JSON.stringify(ev).slice(0, 400)}`);
+    if (!r.success)
+      throw new Error(
+        `invalid event ${ev.type}: ${JSON.stringify(r.error.issues.slice(0, 3))}\n${JSON.stringify(ev).slice(0, 400)}`,
+      );
   }
   events.forEach((ev, i) => expect(ev.sequence_number).toBe(i));
 
@@ -106,7 +118,11 @@ export function expectConformantStream(events: readonly Ev[]): ResponseResource 
       case "response.reasoning_summary_part.added":
         where();
         expect(openPart).toBeNull();
-        openPart = { kind: ev.type.includes("summary") ? "summary" : "content", index: ev.content_index ?? ev.summary_index, type: ev.part.type };
+        openPart = {
+          kind: ev.type.includes("summary") ? "summary" : "content",
+          index: ev.content_index ?? ev.summary_index,
+          type: ev.part.type,
+        };
         expect(ev.part.text ?? ev.part.refusal).toBe("");
         break;
       case "response.content_part.done":

@@ -18,7 +18,8 @@ export function withoutIds<T>(value: T): T {
       return names.get(v);
     }
     if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    if (v !== null && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
     return v;
   };
   return walk(value) as T;

@@ -70,7 +70,8 @@ export function splitImports(code: string): { imports: string[]; body: string[];
   const head: string[] = [];
   while (i < lines.length && (lines[i].startsWith("import ") || (lines[i].trim() === "" && head.length > 0))) {
     if (lines[i].trim() !== "") {
-      if (!/ from "[^"]+";$|^import "[^"]+";$/.test(lines[i])) throw new Error(`an import must fit on one line and end with ';': ${lines[i]}`);
+      if (!/ from "[^"]+";$|^import "[^"]+";$/.test(lines[i]))
+        throw new Error(`an import must fit on one line and end with ';': ${lines[i]}`);
       head.push(lines[i]);
     }
     i++;

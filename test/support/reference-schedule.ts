@@ -30,7 +30,8 @@ export function referenceSchedule(
   for (let i = 0; i < events.length; i++) {
     let gap: number;
     if (i === 0) gap = profile.latencyMs;
-    else if (profile.tokensPerSecond && isTextDelta(events[i].type)) gap = (countTokens(deltaText(events[i])) / profile.tokensPerSecond) * 1000;
+    else if (profile.tokensPerSecond && isTextDelta(events[i].type))
+      gap = (countTokens(deltaText(events[i])) / profile.tokensPerSecond) * 1000;
     else gap = profile.chunkMs;
     gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : jitter()));
     gap += pauses?.get(i) ?? 0;
@@ -59,7 +60,11 @@ export function referenceSchedule(
   // 3. Heartbeats wherever the stream would sit idle for a whole interval (never during a stall).
   const slots: Slot[] = [];
   let last = 0;
-  const stallFrom = faults.stall ? (faults.stall.afterEvents > 0 ? times[faults.stall.afterEvents - 1] ?? Infinity : 0) : Infinity;
+  const stallFrom = faults.stall
+    ? faults.stall.afterEvents > 0
+      ? (times[faults.stall.afterEvents - 1] ?? Infinity)
+      : 0
+    : Infinity;
   const stallTo = faults.stall ? stallFrom + faults.stall.ms : -Infinity;
   const heartbeatsUntil = (next: number) => {
     if (profile.heartbeatMs <= 0) return;

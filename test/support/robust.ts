@@ -28,7 +28,8 @@ export const fuzzRuns = (fallback: number): number => positiveInt(process.env.OR
 export const soakMs = (fallback: number): number => positiveInt(process.env.ORM_SOAK_MS) ?? fallback;
 
 /** Whether the counts were raised for a long local run (tests widen their timeouts then). */
-export const longRun = () => positiveInt(process.env.ORM_FUZZ_RUNS) !== undefined || positiveInt(process.env.ORM_SOAK_MS) !== undefined;
+export const longRun = () =>
+  positiveInt(process.env.ORM_FUZZ_RUNS) !== undefined || positiveInt(process.env.ORM_SOAK_MS) !== undefined;
 
 // ---- the invariant of every answer ----------------------------------------
 
@@ -46,7 +47,10 @@ export type AnswerKind = "json" | "stream" | "error";
  * error a spec error body with exactly the four keys, every 200 either a
  * valid response object or a strictly framed, conformant SSE stream.
  */
-export function expectSaneAnswer(answer: HttpAnswer, options: { expectedStatus?: number; allow5xx?: readonly number[]; scriptedErrors?: boolean } = {}): AnswerKind {
+export function expectSaneAnswer(
+  answer: HttpAnswer,
+  options: { expectedStatus?: number; allow5xx?: readonly number[]; scriptedErrors?: boolean } = {},
+): AnswerKind {
   const where = () => `${answer.status} ${answer.contentType}: ${answer.text.slice(0, 300)}`;
   if (options.expectedStatus !== undefined) expect(answer.status, where()).toBe(options.expectedStatus);
   if (answer.status >= 500) expect(options.allow5xx ?? [], `unexpected 5xx: ${where()}`).toContain(answer.status);
@@ -72,7 +76,12 @@ export function expectSaneAnswer(answer: HttpAnswer, options: { expectedStatus?:
 }
 
 /** POSTs a body (text, bytes, or a value sent as JSON) with fetch; any network failure throws. */
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<HttpAnswer> {
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: RequestInit = {},
+): Promise<HttpAnswer> {
   const payload = typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
   const res = await fetch(url, {
     method: "POST",
@@ -209,7 +218,11 @@ export async function connectRaw(port: number, host = "127.0.0.1"): Promise<RawC
     socket,
     received,
     closed: (timeoutMs) => waitFor(() => isClosed, timeoutMs),
-    head: (timeoutMs) => waitFor(() => isClosed || received().includes("\r\n\r\n") && parseRawResponse(received(), false).status !== null, timeoutMs),
+    head: (timeoutMs) =>
+      waitFor(
+        () => isClosed || (received().includes("\r\n\r\n") && parseRawResponse(received(), false).status !== null),
+        timeoutMs,
+      ),
     write: (data) =>
       new Promise<boolean>((resolve) => {
         if (isClosed || socket.destroyed || !socket.writable) return resolve(false);
@@ -256,16 +269,24 @@ export function plainRequest(
       settled = true;
       resolve({ status, headers, text: Buffer.concat(chunks).toString("utf8"), end, error });
     };
-    const req = http.request(url, { method: options.method ?? "POST", headers: options.headers, agent: false, signal: options.signal }, (res) => {
-      status = res.statusCode ?? 0;
-      headers = res.headers;
-      res.on("data", (d: Buffer) => chunks.push(d));
-      res.on("end", () => finish(res.complete ? "complete" : "cut"));
-      res.on("aborted", () => finish(options.signal?.aborted ? "aborted" : "cut"));
-      res.on("error", (e: NodeJS.ErrnoException) => finish(options.signal?.aborted ? "aborted" : "cut", e.code ?? e.message));
-      res.on("close", () => finish(options.signal?.aborted ? "aborted" : res.complete ? "complete" : "cut"));
-    });
-    req.on("error", (e: NodeJS.ErrnoException) => finish(options.signal?.aborted ? "aborted" : "cut", e.code ?? e.message));
+    const req = http.request(
+      url,
+      { method: options.method ?? "POST", headers: options.headers, agent: false, signal: options.signal },
+      (res) => {
+        status = res.statusCode ?? 0;
+        headers = res.headers;
+        res.on("data", (d: Buffer) => chunks.push(d));
+        res.on("end", () => finish(res.complete ? "complete" : "cut"));
+        res.on("aborted", () => finish(options.signal?.aborted ? "aborted" : "cut"));
+        res.on("error", (e: NodeJS.ErrnoException) =>
+          finish(options.signal?.aborted ? "aborted" : "cut", e.code ?? e.message),
+        );
+        res.on("close", () => finish(options.signal?.aborted ? "aborted" : res.complete ? "complete" : "cut"));
+      },
+    );
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      finish(options.signal?.aborted ? "aborted" : "cut", e.code ?? e.message),
+    );
     req.end(options.body);
   });
 }
@@ -280,7 +301,11 @@ export function activeResources(): Record<string, number> {
 }
 
 /** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
-export async function settle(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 25): Promise<boolean> {
+export async function settle(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  stepMs = 25,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;
@@ -303,10 +328,15 @@ export async function health(url: string, timeoutMs = 10_000): Promise<number> {
 // ---- mutating JSON documents (shared by the request and scenario fuzzers) ----
 
 /** Every path into a JSON value (not the root), bounded in depth and count. */
-export function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+export function paths(
+  value: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   if (prefix.length > 100 || out.length > 5_000) return out;
   if (Array.isArray(value)) value.forEach((v, i) => (out.push([...prefix, i]), paths(v, [...prefix, i], out)));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) out.push([...prefix, k]), paths(v, [...prefix, k], out);
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) (out.push([...prefix, k]), paths(v, [...prefix, k], out));
   return out;
 }
 
@@ -322,6 +352,12 @@ export function setAt(value: unknown, path: readonly (string | number)[], replac
   }
   const copy = { ...(value as Record<string, unknown>) };
   if (rest.length === 0 && replacement === undefined) delete copy[head as string];
-  else Object.defineProperty(copy, head as string, { value: setAt(copy[head as string], rest, replacement), enumerable: true, writable: true, configurable: true });
+  else
+    Object.defineProperty(copy, head as string, {
+      value: setAt(copy[head as string], rest, replacement),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return copy;
 }

@@ -12,9 +12,17 @@ export interface Run {
 }
 
 /** Runs `command args` to its end and collects its output. */
-export function runProcess(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -25,4 +33,7 @@ export function runProcess(command: string, args: readonly string[], options: { 
 }
 
 /** Runs the built CLI with `args` to its end. */
-export const runCli = (args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> => runProcess(process.execPath, [CLI, ...args], options);
+export const runCli = (
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> => runProcess(process.execPath, [CLI, ...args], options);

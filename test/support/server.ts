@@ -34,16 +34,24 @@ export async function postResponses(mock: MockServer, body: unknown, headers: Re
 }
 
 /** POSTs JSON with node:http and collects every byte until the connection ends, however it ends (a dropped stream too). */
-export function rawPost(mock: MockServer, payload: object, headers: Record<string, string> = {}): Promise<{ status: number; text: string; complete: boolean }> {
+export function rawPost(
+  mock: MockServer,
+  payload: object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; complete: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(`${mock.baseURL}/responses`), { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode!, text, complete: res.complete }));
-      res.on("error", () => resolve({ status: res.statusCode!, text, complete: false }));
-      res.on("aborted", () => resolve({ status: res.statusCode!, text, complete: false }));
-    });
+    const req = httpRequest(
+      new URL(`${mock.baseURL}/responses`),
+      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode!, text, complete: res.complete }));
+        res.on("error", () => resolve({ status: res.statusCode!, text, complete: false }));
+        res.on("aborted", () => resolve({ status: res.statusCode!, text, complete: false }));
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(payload));
   });

@@ -4,19 +4,33 @@ export const LIBRARY_TOOLS = [
     type: "function" as const,
     name: "get_weather",
     description: "Current weather for a city",
-    parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } },
+      required: ["city"],
+      additionalProperties: false,
+    },
   },
   {
     type: "function" as const,
     name: "get_time",
     description: "Local time in a city",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
   },
   {
     type: "function" as const,
     name: "create_calendar_event",
     description: "Creates an event in the user's calendar",
-    parameters: { type: "object", properties: { title: { type: "string" }, start: { type: "string" }, end: { type: "string" } }, required: ["title", "start"] },
+    parameters: {
+      type: "object",
+      properties: { title: { type: "string" }, start: { type: "string" }, end: { type: "string" } },
+      required: ["title", "start"],
+    },
   },
 ];
 

@@ -28,14 +28,27 @@ class RecordingSink implements PaceSink {
   }
 }
 
-const schedule = (slots: Schedule["slots"], heartbeatMs = 0): Schedule => ({ slots, heartbeatMs, durationMs: slots.at(-1)!.at });
+const schedule = (slots: Schedule["slots"], heartbeatMs = 0): Schedule => ({
+  slots,
+  heartbeatMs,
+  durationMs: slots.at(-1)!.at,
+});
 
 describe("playSchedule with a manual clock", () => {
   it("writes each frame at its scheduled time, heartbeats between, then DONE", async () => {
     const clock = new ManualClock(1000);
     const sink = new RecordingSink(clock);
     const done = playSchedule(
-      schedule([{ kind: "heartbeat", at: 50 }, { kind: "event", at: 80, index: 0 }, { kind: "event", at: 200, index: 1 }, { kind: "done", at: 200 }], 50), sink,
+      schedule(
+        [
+          { kind: "heartbeat", at: 50 },
+          { kind: "event", at: 80, index: 0 },
+          { kind: "event", at: 200, index: 1 },
+          { kind: "done", at: 200 },
+        ],
+        50,
+      ),
+      sink,
       { clock, start: 1000 },
     );
     await clock.advance(49);
@@ -58,7 +71,15 @@ describe("playSchedule with a manual clock", () => {
     const clock = new ManualClock(1000);
     const sink = new RecordingSink(clock);
     await clock.advance(30); // the request was read slowly: 30 ms already passed
-    const done = playSchedule(schedule([{ kind: "event", at: 20, index: 0 }, { kind: "event", at: 100, index: 1 }, { kind: "done", at: 100 }]), sink, { clock, start: 1000 });
+    const done = playSchedule(
+      schedule([
+        { kind: "event", at: 20, index: 0 },
+        { kind: "event", at: 100, index: 1 },
+        { kind: "done", at: 100 },
+      ]),
+      sink,
+      { clock, start: 1000 },
+    );
     await clock.advance(100);
     await done;
     expect(sink.log.map((l) => `${l.what}@${l.t}`)).toEqual(["A@1030", "B@1100", "DONE@1100"]);
@@ -67,7 +88,14 @@ describe("playSchedule with a manual clock", () => {
   it("drops: writes what came before, then destroys", async () => {
     const clock = new ManualClock();
     const sink = new RecordingSink(clock);
-    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "drop", at: 10 }]), sink, { clock, start: 0 });
+    const done = playSchedule(
+      schedule([
+        { kind: "event", at: 0, index: 0 },
+        { kind: "drop", at: 10 },
+      ]),
+      sink,
+      { clock, start: 0 },
+    );
     await clock.advance(10);
     expect(await done).toBe("dropped");
     expect(sink.log.map((l) => l.what)).toEqual(["A"]);
@@ -79,7 +107,17 @@ describe("playSchedule with a manual clock", () => {
     const clock = new ManualClock();
     const sink = new RecordingSink(clock);
     const abort = new AbortController();
-    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "hang", at: 0 }], 100), sink, { clock, start: 0, signal: abort.signal });
+    const done = playSchedule(
+      schedule(
+        [
+          { kind: "event", at: 0, index: 0 },
+          { kind: "hang", at: 0 },
+        ],
+        100,
+      ),
+      sink,
+      { clock, start: 0, signal: abort.signal },
+    );
     await clock.advance(350);
     expect(sink.log).toEqual([
       { t: 0, what: "A" },
@@ -96,7 +134,15 @@ describe("playSchedule with a manual clock", () => {
     const clock = new ManualClock();
     const sink = new RecordingSink(clock);
     const abort = new AbortController();
-    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "event", at: 10_000, index: 1 }, { kind: "done", at: 10_000 }]), sink, { clock, start: 0, signal: abort.signal });
+    const done = playSchedule(
+      schedule([
+        { kind: "event", at: 0, index: 0 },
+        { kind: "event", at: 10_000, index: 1 },
+        { kind: "done", at: 10_000 },
+      ]),
+      sink,
+      { clock, start: 0, signal: abort.signal },
+    );
     await clock.advance(5);
     expect(clock.pending).toBe(1);
     abort.abort();
@@ -109,7 +155,15 @@ describe("playSchedule with a manual clock", () => {
     const clock = new ManualClock();
     const sink = new RecordingSink(clock);
     sink.event = () => false;
-    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "event", at: 5, index: 1 }, { kind: "done", at: 5 }]), sink, { clock, start: 0 });
+    const done = playSchedule(
+      schedule([
+        { kind: "event", at: 0, index: 0 },
+        { kind: "event", at: 5, index: 1 },
+        { kind: "done", at: 5 },
+      ]),
+      sink,
+      { clock, start: 0 },
+    );
     expect(await done).toBe("aborted");
     expect(clock.pending).toBe(0);
   });
@@ -127,7 +181,19 @@ describe("playSchedule with a manual clock", () => {
       }
       return record(what);
     };
-    const done = playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "heartbeat", at: 50 }, { kind: "event", at: 200, index: 1 }, { kind: "done", at: 200 }], 50), sink, { clock, start: 0 });
+    const done = playSchedule(
+      schedule(
+        [
+          { kind: "event", at: 0, index: 0 },
+          { kind: "heartbeat", at: 50 },
+          { kind: "event", at: 200, index: 1 },
+          { kind: "done", at: 200 },
+        ],
+        50,
+      ),
+      sink,
+      { clock, start: 0 },
+    );
     await clock.advance(300);
     await done;
     expect(sink.log).toEqual([

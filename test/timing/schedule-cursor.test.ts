@@ -12,7 +12,9 @@ import { buildSchedule, filterSlots, scheduleCursor, slotsOf, type Slot } from "
 import { ITEMS, makePlan } from "../support/plans.js";
 import { referenceSchedule } from "../support/reference-schedule.js";
 
-const EVENT_LISTS = [ITEMS.text, ITEMS.reasoningThenText, ITEMS.emptyText, ITEMS.refusal].map((items) => emitEvents(makePlan(items)));
+const EVENT_LISTS = [ITEMS.text, ITEMS.reasoningThenText, ITEMS.emptyText, ITEMS.refusal].map((items) =>
+  emitEvents(makePlan(items)),
+);
 
 const arbProfile = fc.record({
   latencyMs: fc.constantFrom(0, 5, 100, 250),
@@ -46,7 +48,10 @@ describe("SlotCursor", () => {
           const expected = referenceSchedule(events, mergeProfiles(profile), createRng(seed), { pauses, faults });
           expect(buildSchedule(events, mergeProfiles(profile), createRng(seed), { pauses, faults })).toEqual(expected);
           // Pauses as a function, as a lazy stream gives them.
-          const cursor = scheduleCursor(events, mergeProfiles(profile), createRng(seed), { pauses: (i) => pauses.get(i) ?? 0, faults });
+          const cursor = scheduleCursor(events, mergeProfiles(profile), createRng(seed), {
+            pauses: (i) => pauses.get(i) ?? 0,
+            faults,
+          });
           const slots: Slot[] = [];
           for (let s = cursor.peek(); s !== undefined; s = cursor.peek()) {
             expect(cursor.next()).toBe(s);
@@ -75,7 +80,9 @@ describe("SlotCursor", () => {
   });
 
   it("has no end before it reaches it", () => {
-    const cursor = scheduleCursor(EVENT_LISTS[0], mergeProfiles({}), createRng("x"), { faults: { hangAfterEvents: 2 } });
+    const cursor = scheduleCursor(EVENT_LISTS[0], mergeProfiles({}), createRng("x"), {
+      faults: { hangAfterEvents: 2 },
+    });
     expect(cursor.end).toBeUndefined();
     expect(cursor.eventCount).toBeUndefined();
     expect([cursor.next(), cursor.next(), cursor.next()].map((s) => s?.kind)).toEqual(["event", "event", "hang"]);

@@ -38,13 +38,20 @@ describe("buildSchedule", () => {
     expect(a).toEqual(b);
     expect(a).not.toEqual(c);
     const at = times(a.slots, "event");
-    for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(40), expect(at[i] - at[i - 1]).toBeLessThanOrEqual(60);
+    for (let i = 1; i < at.length; i++)
+      (expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(40), expect(at[i] - at[i - 1]).toBeLessThanOrEqual(60));
   });
 
   it("puts heartbeats into every idle interval, including the wait for the first event", () => {
     const s = buildSchedule(events.slice(0, 3), mergeProfiles({ latencyMs: 250, chunkMs: 100, heartbeatMs: 60 }), zero);
     expect(times(s.slots, "heartbeat")).toEqual([60, 120, 180, 240, 310, 410]); // events at 250, 350, 450
-    expect(s.slots.map((x) => x.kind).slice(0, 5)).toEqual(["heartbeat", "heartbeat", "heartbeat", "heartbeat", "event"]);
+    expect(s.slots.map((x) => x.kind).slice(0, 5)).toEqual([
+      "heartbeat",
+      "heartbeat",
+      "heartbeat",
+      "heartbeat",
+      "event",
+    ]);
   });
 
   it("adds per-step pauses", () => {
@@ -67,13 +74,17 @@ describe("buildSchedule", () => {
   });
 
   it("stalls silently: no heartbeat inside the stall", () => {
-    const s = buildSchedule(events.slice(0, 4), mergeProfiles({ chunkMs: 10, heartbeatMs: 100 }), zero, { faults: { stall: { afterEvents: 2, ms: 1000 } } });
+    const s = buildSchedule(events.slice(0, 4), mergeProfiles({ chunkMs: 10, heartbeatMs: 100 }), zero, {
+      faults: { stall: { afterEvents: 2, ms: 1000 } },
+    });
     expect(times(s.slots, "event")).toEqual([0, 10, 1020, 1030]);
     expect(times(s.slots, "heartbeat")).toEqual([1010]);
   });
 
   it("hangs after N events without [DONE]", () => {
-    const s = buildSchedule(events, mergeProfiles({ chunkMs: 10, heartbeatMs: 100 }), zero, { faults: { hangAfterEvents: 3 } });
+    const s = buildSchedule(events, mergeProfiles({ chunkMs: 10, heartbeatMs: 100 }), zero, {
+      faults: { hangAfterEvents: 3 },
+    });
     expect(s.slots.map((x) => x.kind)).toEqual(["event", "event", "event", "hang"]);
     expect(s.heartbeatMs).toBe(100);
   });

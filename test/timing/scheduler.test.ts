@@ -68,7 +68,11 @@ const schedule = (slots: Slot[], heartbeatMs = 0): Schedule => ({ slots, heartbe
 
 /** `n` events every `every` ms from `first`, then done with the last. */
 function evenly(n: number, every: number, first = 0): Schedule {
-  const slots: Slot[] = Array.from({ length: n }, (_, i) => ({ kind: "event" as const, index: i, at: first + i * every }));
+  const slots: Slot[] = Array.from({ length: n }, (_, i) => ({
+    kind: "event" as const,
+    index: i,
+    at: first + i * every,
+  }));
   slots.push({ kind: "done", at: first + (n - 1) * every });
   return schedule(slots);
 }
@@ -117,13 +121,22 @@ describe("TickScheduler", () => {
     const scheduler = new TickScheduler(clock);
     const ran: number[] = [];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const tasks = Array.from({ length: 300 }, (_, i): Task & { at: number } => ({ due: 0, slot: -1, at: Math.floor(rand() * 1000) + 1, run: () => void ran.push(i) }));
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const tasks = Array.from({ length: 300 }, (_, i): Task & { at: number } => ({
+      due: 0,
+      slot: -1,
+      at: Math.floor(rand() * 1000) + 1,
+      run: () => void ran.push(i),
+    }));
     for (const t of tasks) scheduler.schedule(t, t.at);
     const cancelled = new Set(tasks.filter(() => rand() < 0.3));
     for (const t of cancelled) scheduler.cancel(t);
     await clock.advance(1001);
-    const expected = tasks.map((t, i) => [t, i] as const).filter(([t]) => !cancelled.has(t)).sort(([x, i], [y, j]) => x.at - y.at || i - j).map(([, i]) => i);
+    const expected = tasks
+      .map((t, i) => [t, i] as const)
+      .filter(([t]) => !cancelled.has(t))
+      .sort(([x, i], [y, j]) => x.at - y.at || i - j)
+      .map(([, i]) => i);
     // Tasks due at the same time may run in any order among themselves; by time they are in order.
     expect(ran.map((i) => tasks[i].at)).toEqual(expected.map((i) => tasks[i].at));
     expect(new Set(ran)).toEqual(new Set(expected));
@@ -169,8 +182,26 @@ describe("many streams on one shared tick", () => {
     // Three events due at 10, then one at 20; a second stream with two at 10.
     const a = new RecordingSink(clock);
     const b = new RecordingSink(clock);
-    const pa = playSchedule(schedule([{ kind: "event", at: 10, index: 0 }, { kind: "event", at: 10, index: 1 }, { kind: "event", at: 10, index: 2 }, { kind: "event", at: 20, index: 3 }, { kind: "done", at: 20 }]), a, { clock, start: 0 });
-    const pb = playSchedule(schedule([{ kind: "event", at: 10, index: 0 }, { kind: "event", at: 10, index: 1 }, { kind: "done", at: 10 }]), b, { clock, start: 0 });
+    const pa = playSchedule(
+      schedule([
+        { kind: "event", at: 10, index: 0 },
+        { kind: "event", at: 10, index: 1 },
+        { kind: "event", at: 10, index: 2 },
+        { kind: "event", at: 20, index: 3 },
+        { kind: "done", at: 20 },
+      ]),
+      a,
+      { clock, start: 0 },
+    );
+    const pb = playSchedule(
+      schedule([
+        { kind: "event", at: 10, index: 0 },
+        { kind: "event", at: 10, index: 1 },
+        { kind: "done", at: 10 },
+      ]),
+      b,
+      { clock, start: 0 },
+    );
     await clock.advance(10);
     expect(a.writes).toEqual([{ t: 10, frames: ["e0", "e1", "e2"] }]);
     expect(b.writes).toEqual([{ t: 10, frames: ["e0", "e1", "DONE"] }]);
@@ -230,19 +261,64 @@ describe("many streams on one shared tick", () => {
     const plain = new RecordingSink(clock);
     const abort = new AbortController();
     const results = [
-      playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "heartbeat", at: 50 }, { kind: "heartbeat", at: 100 }, { kind: "event", at: 120, index: 1 }, { kind: "done", at: 120 }], 50), hb, { clock, start: 0 }),
-      playSchedule(schedule([{ kind: "event", at: 0, index: 0 }, { kind: "event", at: 30, index: 1 }, { kind: "drop", at: 45 }]), drop, { clock, start: 0 }),
-      playSchedule(schedule([{ kind: "event", at: 10, index: 0 }, { kind: "hang", at: 10 }], 40), hang, { clock, start: 0, signal: abort.signal }),
+      playSchedule(
+        schedule(
+          [
+            { kind: "event", at: 0, index: 0 },
+            { kind: "heartbeat", at: 50 },
+            { kind: "heartbeat", at: 100 },
+            { kind: "event", at: 120, index: 1 },
+            { kind: "done", at: 120 },
+          ],
+          50,
+        ),
+        hb,
+        { clock, start: 0 },
+      ),
+      playSchedule(
+        schedule([
+          { kind: "event", at: 0, index: 0 },
+          { kind: "event", at: 30, index: 1 },
+          { kind: "drop", at: 45 },
+        ]),
+        drop,
+        { clock, start: 0 },
+      ),
+      playSchedule(
+        schedule(
+          [
+            { kind: "event", at: 10, index: 0 },
+            { kind: "hang", at: 10 },
+          ],
+          40,
+        ),
+        hang,
+        { clock, start: 0, signal: abort.signal },
+      ),
       playSchedule(evenly(8, 25), plain, { clock, start: 0 }),
     ];
     await clock.advance(200);
     abort.abort();
     expect(await Promise.all(results)).toEqual(["done", "dropped", "aborted", "done"]);
-    expect(hb.delivered).toEqual([{ t: 0, what: "e0" }, { t: 50, what: "hb" }, { t: 100, what: "hb" }, { t: 120, what: "e1" }]);
-    expect(drop.delivered).toEqual([{ t: 0, what: "e0" }, { t: 30, what: "e1" }]);
+    expect(hb.delivered).toEqual([
+      { t: 0, what: "e0" },
+      { t: 50, what: "hb" },
+      { t: 100, what: "hb" },
+      { t: 120, what: "e1" },
+    ]);
+    expect(drop.delivered).toEqual([
+      { t: 0, what: "e0" },
+      { t: 30, what: "e1" },
+    ]);
     expect(drop.destroyed).toBe(true);
     expect(drop.ended).toBe(false);
-    expect(hang.delivered).toEqual([{ t: 10, what: "e0" }, { t: 50, what: "hb" }, { t: 90, what: "hb" }, { t: 130, what: "hb" }, { t: 170, what: "hb" }]);
+    expect(hang.delivered).toEqual([
+      { t: 10, what: "e0" },
+      { t: 50, what: "hb" },
+      { t: 90, what: "hb" },
+      { t: 130, what: "hb" },
+      { t: 170, what: "hb" },
+    ]);
     expect(hang.ended).toBe(false);
     expect(plain.delivered.map((d) => d.t)).toEqual([0, 25, 50, 75, 100, 125, 150, 175]);
     expect(clock.pending).toBe(0);
@@ -251,7 +327,9 @@ describe("many streams on one shared tick", () => {
   it("leaves no timer when every stream is aborted mid-wait, or stops on a failed write", async () => {
     const clock = new ManualClock();
     const controllers = Array.from({ length: 50 }, () => new AbortController());
-    const results = controllers.map((c, i) => playSchedule(evenly(100, 20, i), new RecordingSink(clock), { clock, start: 0, signal: c.signal }));
+    const results = controllers.map((c, i) =>
+      playSchedule(evenly(100, 20, i), new RecordingSink(clock), { clock, start: 0, signal: c.signal }),
+    );
     const failing = new RecordingSink(clock);
     failing.event = (i) => i < 2;
     const failed = playSchedule(evenly(10, 20), failing, { clock, start: 0 });
@@ -297,9 +375,16 @@ describe("fairness of late streams on the shared tick", () => {
   it("two overdue streams whose frames cost 1 ms each take turns, a budget of time each", async () => {
     const clock = new TurnClock(1000);
     const log: string[] = [];
-    const sinkOf = (name: string): PaceSink => ({ event: () => (log.push(name), (clock.spent += 1), true), heartbeat: () => true, end() {}, destroy() {} });
+    const sinkOf = (name: string): PaceSink => ({
+      event: () => (log.push(name), (clock.spent += 1), true),
+      heartbeat: () => true,
+      end() {},
+      destroy() {},
+    });
     // Both started 1 s ago: all 40 frames of each are overdue.
-    const results: Promise<PlayResult>[] = ["a", "b"].map((name) => playSchedule(evenly(40, 20), sinkOf(name), { clock, start: 0 }));
+    const results: Promise<PlayResult>[] = ["a", "b"].map((name) =>
+      playSchedule(evenly(40, 20), sinkOf(name), { clock, start: 0 }),
+    );
     // Each wrote until its run had its time (the frame that passes the budget included), then yielded the loop to the other.
     const share = TICK_BUDGET_MS + 1;
     expect(log.join("")).toBe("a".repeat(share) + "b".repeat(share));
@@ -318,7 +403,12 @@ describe("fairness of late streams on the shared tick", () => {
     const clock = new TurnClock(0);
     const names = "abcdefghijkl".split("");
     const log: string[] = [];
-    const sinkOf = (name: string): PaceSink => ({ event: () => (log.push(name), (clock.spent += 5), true), heartbeat: () => true, end() {}, destroy() {} });
+    const sinkOf = (name: string): PaceSink => ({
+      event: () => (log.push(name), (clock.spent += 5), true),
+      heartbeat: () => true,
+      end() {},
+      destroy() {},
+    });
     // Twelve streams on the same schedule: frame 0 at once, frame 1 at 100 ms. Each frame costs 5 ms.
     const results = names.map((name) => playSchedule(evenly(2, 100), sinkOf(name), { clock, start: 0 }));
     expect(log).toHaveLength(12);

@@ -8,22 +8,31 @@ import { describe, expect, it } from "vitest";
 import { copyWith } from "../../src/util/copy-with.js";
 
 const RUNS = Number(process.env.ORM_FUZZ_RUNS ?? 1000);
-const key = fc.oneof(fc.constantFrom("id", "type", "store", "__proto__", "constructor", "0", "1"), fc.string({ maxLength: 5 }));
+const key = fc.oneof(
+  fc.constantFrom("id", "type", "store", "__proto__", "constructor", "0", "1"),
+  fc.string({ maxLength: 5 }),
+);
 /** An object as JSON.parse makes it: "__proto__" an own key like any other. */
-const parsed = fc.dictionary(key, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 6 }).map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+const parsed = fc
+  .dictionary(key, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 6 })
+  .map((o) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
 
 describe("copyWith", () => {
   it("is the spread copy, key for key, and leaves the source alone", () => {
     fc.assert(
-      fc.property(parsed, fc.dictionary(fc.constantFrom("id", "store", "type", "x"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }), (source, extra) => {
-        const before = JSON.stringify(source);
-        const copy = copyWith(source, extra);
-        const spread = { ...source, ...extra };
-        expect(Object.keys(copy)).toEqual(Object.keys(spread));
-        expect(JSON.stringify(copy)).toBe(JSON.stringify(spread));
-        expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-        expect(JSON.stringify(source)).toBe(before);
-      }),
+      fc.property(
+        parsed,
+        fc.dictionary(fc.constantFrom("id", "store", "type", "x"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+        (source, extra) => {
+          const before = JSON.stringify(source);
+          const copy = copyWith(source, extra);
+          const spread = { ...source, ...extra };
+          expect(Object.keys(copy)).toEqual(Object.keys(spread));
+          expect(JSON.stringify(copy)).toBe(JSON.stringify(spread));
+          expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+          expect(JSON.stringify(source)).toBe(before);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -58,7 +58,10 @@ export class Api {
 
   /** Fetches an admin route; throws KeyError on 401, ApiFailure on any other error status. */
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    const res = await fetch(route(path), { ...init, headers: this.headers((init.headers as Record<string, string>) ?? {}) });
+    const res = await fetch(route(path), {
+      ...init,
+      headers: this.headers((init.headers as Record<string, string>) ?? {}),
+    });
     if (res.ok) return res;
     const text = await res.text();
     let message = `${res.status} ${res.statusText}`;
@@ -99,12 +102,23 @@ export class Api {
    * Follows the entry stream until `signal` aborts, reconnecting when it drops.
    * `onOpen` is called on each (re)connection, before its backlog arrives.
    */
-  async follow(handlers: { onOpen(): void; onEvent(e: SseEvent): void; onDown(reason: string, retryMs: number): void; onKey(e: KeyError): void }, signal: AbortSignal): Promise<void> {
+  async follow(
+    handlers: {
+      onOpen(): void;
+      onEvent(e: SseEvent): void;
+      onDown(reason: string, retryMs: number): void;
+      onKey(e: KeyError): void;
+    },
+    signal: AbortSignal,
+  ): Promise<void> {
     let retry = RETRY_FIRST_MS;
     while (!signal.aborted) {
       let reason = "the stream ended";
       try {
-        const res = await this.fetch(`requests/stream?backlog=${BACKLOG}`, { signal, headers: { accept: "text/event-stream" } });
+        const res = await this.fetch(`requests/stream?backlog=${BACKLOG}`, {
+          signal,
+          headers: { accept: "text/event-stream" },
+        });
         if (!res.body) throw new Error("no body");
         handlers.onOpen();
         retry = RETRY_FIRST_MS;

@@ -6,7 +6,17 @@
 import { Api, ApiFailure, KeyError } from "./api.js";
 import { showDetail } from "./detail.js";
 import { byId, h } from "./dom.js";
-import { EMPTY_FILTER, EntryList, NO_SESSION, isEntry, matches, outcomeTone, rowCells, type Entry, type Filter } from "./model.js";
+import {
+  EMPTY_FILTER,
+  EntryList,
+  NO_SESSION,
+  isEntry,
+  matches,
+  outcomeTone,
+  rowCells,
+  type Entry,
+  type Filter,
+} from "./model.js";
 
 /** The columns of the list, in order: a cell's key and its header. */
 const COLUMNS = [
@@ -78,7 +88,10 @@ el.keyForm.addEventListener("submit", async (ev) => {
     await api.probe();
   } catch (err) {
     api.setKey(null);
-    el.keyError.textContent = err instanceof KeyError ? `That key was refused (401): ${err.message}` : `The server did not answer: ${err instanceof Error ? err.message : String(err)}`;
+    el.keyError.textContent =
+      err instanceof KeyError
+        ? `That key was refused (401): ${err.message}`
+        : `The server did not answer: ${err instanceof Error ? err.message : String(err)}`;
     el.keyInput.select();
     return;
   }
@@ -100,7 +113,14 @@ function renderRow(e: Entry): HTMLTableRowElement {
   if (!tr) {
     tr = h("tr", { "data-seq": e.seq });
     for (const [key] of COLUMNS) {
-      if (key === "time") tr.append(h("td", { class: "c-time" }, h("button", { type: "button", class: "open", "aria-label": `Open request #${e.seq}` })));
+      if (key === "time")
+        tr.append(
+          h(
+            "td",
+            { class: "c-time" },
+            h("button", { type: "button", class: "open", "aria-label": `Open request #${e.seq}` }),
+          ),
+        );
       else tr.append(h("td", { class: `c-${key}` }));
     }
     tr.addEventListener("click", (ev) => {
@@ -148,7 +168,12 @@ function updateCount(): void {
   let shown = 0;
   for (const tr of rows.values()) if (!tr.hidden) shown++;
   const total = entries.size;
-  el.count.textContent = total === 0 ? "" : shown === total ? `${total} request${total === 1 ? "" : "s"}` : `${shown} of ${total} requests shown`;
+  el.count.textContent =
+    total === 0
+      ? ""
+      : shown === total
+        ? `${total} request${total === 1 ? "" : "s"}`
+        : `${shown} of ${total} requests shown`;
   el.empty.hidden = total !== 0;
   if (total === 0) el.empty.textContent = emptyText();
   else el.empty.hidden = shown !== 0 ? true : ((el.empty.textContent = "No request matches the filters."), false);
@@ -169,8 +194,16 @@ function fillSelect(select: HTMLSelectElement, first: [string, string][], values
 function updateFilterChoices(): void {
   const sessions = entries.values((e) => e.session);
   const none = entries.list().some((e) => e.session === null);
-  fillSelect(el.session, [["", "any session"], ...(none ? [[NO_SESSION, "(no session)"] as [string, string]] : [])], sessions.map((s) => [s, s]));
-  fillSelect(el.scenario, [["", "any scenario"]], entries.values((e) => e.scenario).map((s) => [s, s]));
+  fillSelect(
+    el.session,
+    [["", "any session"], ...(none ? [[NO_SESSION, "(no session)"] as [string, string]] : [])],
+    sessions.map((s) => [s, s]),
+  );
+  fillSelect(
+    el.scenario,
+    [["", "any scenario"]],
+    entries.values((e) => e.scenario).map((s) => [s, s]),
+  );
   const outcomes = entries.values((e) => e.outcome);
   fillSelect(
     el.statusFilter,
@@ -186,7 +219,12 @@ function updateFilterChoices(): void {
 }
 
 function applyFilter(): void {
-  filter = { session: el.session.value, scenario: el.scenario.value, status: el.statusFilter.value, text: el.text.value };
+  filter = {
+    session: el.session.value,
+    scenario: el.scenario.value,
+    status: el.statusFilter.value,
+    text: el.text.value,
+  };
   for (const [seq, tr] of rows) tr.hidden = !matches(entries.get(seq)!, filter);
   updateCount();
 }
@@ -198,7 +236,9 @@ el.filters.addEventListener("submit", (ev) => ev.preventDefault());
 /** Arrow keys move between the visible rows' open buttons. */
 el.tbody.addEventListener("keydown", (ev) => {
   if (ev.key !== "ArrowDown" && ev.key !== "ArrowUp") return;
-  const visible = [...rows.values()].filter((tr) => !tr.hidden).sort((a, b) => Number(b.dataset.seq) - Number(a.dataset.seq));
+  const visible = [...rows.values()]
+    .filter((tr) => !tr.hidden)
+    .sort((a, b) => Number(b.dataset.seq) - Number(a.dataset.seq));
   const here = visible.findIndex((tr) => tr.contains(document.activeElement));
   const next = visible[here + (ev.key === "ArrowDown" ? 1 : -1)];
   if (!next) return;
@@ -236,7 +276,9 @@ function closeDetail(): void {
   stopDetail?.();
   stopDetail = null;
   openSeq = null;
-  el.detail.replaceChildren(h("p", { class: "placeholder" }, "Select a request to see its body, its answer on a timeline and its conformance."));
+  el.detail.replaceChildren(
+    h("p", { class: "placeholder" }, "Select a request to see its body, its answer on a timeline and its conformance."),
+  );
 }
 
 // ---- The live journal ---------------------------------------------------------
@@ -283,7 +325,8 @@ function start(): void {
           return;
         }
         if (ev.event === "entry" && isEntry(data)) onEntry(data);
-        else if (ev.event === "clear") removeRows(entries.clear((data as { session?: string | null })?.session ?? undefined));
+        else if (ev.event === "clear")
+          removeRows(entries.clear((data as { session?: string | null })?.session ?? undefined));
         refreshSoon();
       },
       onDown(reason, retryMs) {
@@ -302,7 +345,12 @@ async function boot(): Promise<void> {
     await api.probe();
   } catch (err) {
     if (err instanceof KeyError) return onKey(err);
-    setConnection("down", err instanceof ApiFailure ? `${err.status}: ${err.message}` : `The server did not answer: ${err instanceof Error ? err.message : String(err)}`);
+    setConnection(
+      "down",
+      err instanceof ApiFailure
+        ? `${err.status}: ${err.message}`
+        : `The server did not answer: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return;
   }
   start();

@@ -6,19 +6,32 @@
  */
 import { Api, ApiFailure, KeyError } from "./api.js";
 import { copyText, download, h, jsonView } from "./dom.js";
-import { bytes, clockTime, duration, modelOf, outcomeTone, type Answer, type Check, type Entry, type TimelineItem } from "./model.js";
+import {
+  bytes,
+  clockTime,
+  duration,
+  modelOf,
+  outcomeTone,
+  type Answer,
+  type Check,
+  type Entry,
+  type TimelineItem,
+} from "./model.js";
 import { msLabel } from "./timeline.js";
 import { timelineView, type TimelineView } from "./timeline-view.js";
 
 /** At most this much of a replayed answer is shown. */
 const REPLAY_SHOWN_CHARS = 20_000;
 
-const section = (title: string, ...children: (Node | string | null)[]) => h("section", { class: "panel", "aria-label": title }, h("h3", {}, title), ...children);
+const section = (title: string, ...children: (Node | string | null)[]) =>
+  h("section", { class: "panel", "aria-label": title }, h("h3", {}, title), ...children);
 
-const failureText = (err: unknown) => (err instanceof ApiFailure ? `${err.status}: ${err.message}` : err instanceof Error ? err.message : String(err));
+const failureText = (err: unknown) =>
+  err instanceof ApiFailure ? `${err.status}: ${err.message}` : err instanceof Error ? err.message : String(err);
 
 /** A fact of the header: label and value. */
-const fact = (label: string, value: Node | string, cls = "") => h("div", { class: `fact ${cls}` }, h("dt", {}, label), h("dd", {}, value));
+const fact = (label: string, value: Node | string, cls = "") =>
+  h("div", { class: `fact ${cls}` }, h("dt", {}, label), h("dd", {}, value));
 
 export interface DetailContext {
   api: Api;
@@ -37,11 +50,24 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     });
 
   const tone = outcomeTone(e.outcome);
-  const title = h("h2", { id: "detail-title", tabindex: -1 }, h("span", { class: "seq" }, `#${e.seq}`), " ", `${e.method} ${e.path}`);
+  const title = h(
+    "h2",
+    { id: "detail-title", tabindex: -1 },
+    h("span", { class: "seq" }, `#${e.seq}`),
+    " ",
+    `${e.method} ${e.path}`,
+  );
   const facts = h(
     "dl",
     { class: "facts" },
-    fact("status", h("span", { class: `pill t-${tone}` }, e.outcome === null ? "running" : `${e.status} ${e.outcome}${e.errorCode ? ` · ${e.errorCode}` : ""}`)),
+    fact(
+      "status",
+      h(
+        "span",
+        { class: `pill t-${tone}` },
+        e.outcome === null ? "running" : `${e.status} ${e.outcome}${e.errorCode ? ` · ${e.errorCode}` : ""}`,
+      ),
+    ),
     fact("scenario", e.scenario === null ? "—" : `${e.scenario}${e.reason ? ` (${e.reason})` : ""}`),
     fact("model", modelOf(e) ?? "—"),
     fact("answer", e.streamed ? `stream${e.events !== null ? `, ${e.events} events` : ""}` : "JSON"),
@@ -61,9 +87,25 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     const curl = await guard(ctx.api.curl(e.seq), (err) => say(`No curl for this request: ${failureText(err)}`, "bad"));
     if (!curl) return;
     const copied = await copyText(curl.curl);
-    const box = h("textarea", { id: "curl-text", class: "code", readonly: true, rows: Math.min(14, curl.curl.split("\n").length + 1), spellcheck: "false", "aria-label": "The curl command" });
+    const box = h("textarea", {
+      id: "curl-text",
+      class: "code",
+      readonly: true,
+      rows: Math.min(14, curl.curl.split("\n").length + 1),
+      spellcheck: "false",
+      "aria-label": "The curl command",
+    });
     box.value = curl.curl;
-    out.replaceChildren(h("p", { class: "note" }, copied ? "Copied to the clipboard. The command:" : "The browser did not allow copying: select the command below and copy it."), box);
+    out.replaceChildren(
+      h(
+        "p",
+        { class: "note" },
+        copied
+          ? "Copied to the clipboard. The command:"
+          : "The browser did not allow copying: select the command below and copy it.",
+      ),
+      box,
+    );
     if (!copied) {
       box.focus();
       box.select();
@@ -80,23 +122,48 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
       for (const k of Object.keys(sent)) if (k.toLowerCase() === "authorization") delete sent[k];
       if (ctx.api.key !== null) sent.authorization = `Bearer ${ctx.api.key}`;
       // Same origin as the page: the server the page came from answers it.
-      const res = await fetch(new URL(target.pathname + target.search, location.origin), { method, headers: sent, body: body ?? undefined });
+      const res = await fetch(new URL(target.pathname + target.search, location.origin), {
+        method,
+        headers: sent,
+        body: body ?? undefined,
+      });
       const text = await res.text();
-      const pre = h("pre", { class: "code replay-body", id: "replay-body" }, text.length > REPLAY_SHOWN_CHARS ? `${text.slice(0, REPLAY_SHOWN_CHARS)}\n… (${bytes(text.length)} in all)` : text);
-      out.replaceChildren(h("p", { class: "note", id: "replay-status" }, `Replayed: ${res.status} ${res.statusText}. It is at the top of the list.`), pre);
+      const pre = h(
+        "pre",
+        { class: "code replay-body", id: "replay-body" },
+        text.length > REPLAY_SHOWN_CHARS
+          ? `${text.slice(0, REPLAY_SHOWN_CHARS)}\n… (${bytes(text.length)} in all)`
+          : text,
+      );
+      out.replaceChildren(
+        h(
+          "p",
+          { class: "note", id: "replay-status" },
+          `Replayed: ${res.status} ${res.statusText}. It is at the top of the list.`,
+        ),
+        pre,
+      );
     } catch (err) {
       say(`The replay failed: ${failureText(err)}`, "bad");
     }
   });
   saveButton.addEventListener("click", async () => {
-    const file = await guard(ctx.api.scenario(e.seq), (err) => say(`No scenario for this request: ${failureText(err)}`, "bad"));
+    const file = await guard(ctx.api.scenario(e.seq), (err) =>
+      say(`No scenario for this request: ${failureText(err)}`, "bad"),
+    );
     if (!file) return;
     download(file.blob, file.filename);
     say(`Saved ${file.filename}: serve it with --scenarios and name it in x-mock-scenario (or as the model).`);
   });
   const canAnswer = e.method === "POST" || e.method === "WS";
   if (!canAnswer) for (const b of [replayButton, saveButton]) b.disabled = true;
-  const actions = h("div", { class: "actions", role: "group", "aria-label": "Actions" }, curlButton, replayButton, saveButton);
+  const actions = h(
+    "div",
+    { class: "actions", role: "group", "aria-label": "Actions" },
+    curlButton,
+    replayButton,
+    saveButton,
+  );
 
   // Sections, filled in as the routes answer.
   const timelineHost = h("div", { class: "timeline-host" }, h("p", { class: "note" }, "Loading the answer…"));
@@ -105,7 +172,9 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
   const answerHost = h("div", {}, h("p", { class: "note" }, "Loading…"));
   const upstreamHost = e.upstream ? section("Upstream", upstreamView(e.upstream)) : null;
 
-  const headerRows = Object.entries(e.headers ?? {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, Array.isArray(v) ? v.join(", ") : v)));
+  const headerRows = Object.entries(e.headers ?? {}).map(([k, v]) =>
+    h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, Array.isArray(v) ? v.join(", ") : v)),
+  );
   const bodyView =
     e.body !== null && e.body !== undefined
       ? jsonView(e.body)
@@ -114,14 +183,32 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
         : h("p", { class: "note" }, "No body.");
   const request = section(
     "Request",
-    h("details", { class: "headers" }, h("summary", {}, `Headers (${headerRows.length})`), h("table", { class: "kv" }, h("tbody", {}, ...headerRows))),
-    h("h4", {}, "Body", e.bodyBytes !== null ? h("span", { class: "muted" }, ` ${bytes(e.bodyBytes)}${e.truncated ? ", truncated: only its start is kept" : ""}`) : null),
+    h(
+      "details",
+      { class: "headers" },
+      h("summary", {}, `Headers (${headerRows.length})`),
+      h("table", { class: "kv" }, h("tbody", {}, ...headerRows)),
+    ),
+    h(
+      "h4",
+      {},
+      "Body",
+      e.bodyBytes !== null
+        ? h(
+            "span",
+            { class: "muted" },
+            ` ${bytes(e.bodyBytes)}${e.truncated ? ", truncated: only its start is kept" : ""}`,
+          )
+        : null,
+    ),
     h("div", { class: "json" }, bodyView),
   );
 
   const hasTimeline = e.streamed;
   // Asked at once, shown once the answer is there (its violations point at the answer's events).
-  const pendingCheck = guard(ctx.api.check(e.seq), (err) => checkHost.replaceChildren(h("p", { class: "note bad" }, `Not checked: ${failureText(err)}`)));
+  const pendingCheck = guard(ctx.api.check(e.seq), (err) =>
+    checkHost.replaceChildren(h("p", { class: "note bad" }, `Not checked: ${failureText(err)}`)),
+  );
   host.replaceChildren(
     h(
       "article",
@@ -148,8 +235,14 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
       if (!item) return;
       view?.select(position);
       picked.replaceChildren(
-        h("h4", {}, `${item.kind === "event" ? `Event #${item.index ?? "?"} ${item.type ?? ""}` : item.kind} at ${msLabel(item.t)}`),
-        item.event !== undefined ? h("div", { class: "json" }, jsonView(item.event)) : h("p", { class: "note" }, pickedNote(item.kind)),
+        h(
+          "h4",
+          {},
+          `${item.kind === "event" ? `Event #${item.index ?? "?"} ${item.type ?? ""}` : item.kind} at ${msLabel(item.t)}`,
+        ),
+        item.event !== undefined
+          ? h("div", { class: "json" }, jsonView(item.event))
+          : h("p", { class: "note" }, pickedNote(item.kind)),
       );
     };
     void pendingCheck.then((check) => check && live && checkHost.replaceChildren(checkResult(check, timeline, pick)));
@@ -188,36 +281,81 @@ function pickedNote(kind: string): string {
 
 function answerNotes(answer: Answer): HTMLElement {
   const notes: string[] = [];
-  if (answer.truncated) notes.push(`The journal kept the start of this stream only (${answer.dropped} marks dropped to stay within its byte budget).`);
+  if (answer.truncated)
+    notes.push(
+      `The journal kept the start of this stream only (${answer.dropped} marks dropped to stay within its byte budget).`,
+    );
   return h("p", { class: "note" }, notes.join(" "));
 }
 
 function upstreamView(u: NonNullable<Entry["upstream"]>): HTMLElement {
-  return h("dl", { class: "facts" }, fact("url", u.url), fact("api", u.api), fact("status", u.status === null ? "no answer" : String(u.status)), ...(u.error ? [fact("error", u.error)] : []));
+  return h(
+    "dl",
+    { class: "facts" },
+    fact("url", u.url),
+    fact("api", u.api),
+    fact("status", u.status === null ? "no answer" : String(u.status)),
+    ...(u.error ? [fact("error", u.error)] : []),
+  );
 }
 
 /** The answer: the events in order (a stream), and the final response or error. */
 function answerView(answer: Answer, pick: (position: number) => void): HTMLElement {
   const parts: Node[] = [];
-  const events = answer.timeline.map((item, position) => ({ item, position })).filter(({ item }) => item.kind === "event");
+  const events = answer.timeline
+    .map((item, position) => ({ item, position }))
+    .filter(({ item }) => item.kind === "event");
   if (answer.kind === "stream") {
     const list = h("ol", { class: "events", id: "event-list" });
     for (const { item, position } of events) {
-      list.append(h("li", {}, h("button", { type: "button", class: "event-button", "data-position": position, onclick: () => pick(position) }, h("span", { class: "muted" }, `+${msLabel(item.t)}`), ` #${item.index ?? "?"} `, item.type ?? "event")));
+      list.append(
+        h(
+          "li",
+          {},
+          h(
+            "button",
+            { type: "button", class: "event-button", "data-position": position, onclick: () => pick(position) },
+            h("span", { class: "muted" }, `+${msLabel(item.t)}`),
+            ` #${item.index ?? "?"} `,
+            item.type ?? "event",
+          ),
+        ),
+      );
     }
-    parts.push(h("details", { class: "events-box", open: events.length <= 60 }, h("summary", {}, `Events (${events.length})`), list));
+    parts.push(
+      h(
+        "details",
+        { class: "events-box", open: events.length <= 60 },
+        h("summary", {}, `Events (${events.length})`),
+        list,
+      ),
+    );
   }
-  if (answer.response !== null && answer.response !== undefined) parts.push(h("h4", {}, answer.kind === "stream" ? "Final response (the terminal event's)" : "Response"), h("div", { class: "json" }, jsonView(answer.response)));
-  if (answer.error !== null && answer.error !== undefined) parts.push(h("h4", {}, `Error (${answer.status})`), h("div", { class: "json" }, jsonView(answer.error)));
-  if (parts.length === 0) parts.push(h("p", { class: "note" }, answer.kind === "none" ? "No answer was recorded for this request." : "Nothing to show."));
+  if (answer.response !== null && answer.response !== undefined)
+    parts.push(
+      h("h4", {}, answer.kind === "stream" ? "Final response (the terminal event's)" : "Response"),
+      h("div", { class: "json" }, jsonView(answer.response)),
+    );
+  if (answer.error !== null && answer.error !== undefined)
+    parts.push(h("h4", {}, `Error (${answer.status})`), h("div", { class: "json" }, jsonView(answer.error)));
+  if (parts.length === 0)
+    parts.push(
+      h(
+        "p",
+        { class: "note" },
+        answer.kind === "none" ? "No answer was recorded for this request." : "Nothing to show.",
+      ),
+    );
   return h("div", {}, ...parts);
 }
 
 /** Pass, or each violation with a link to its event. */
 function checkResult(check: Check, timeline: readonly TimelineItem[], pick: (position: number) => void): HTMLElement {
   if (!check.checked) return h("p", { class: "note", id: "check-result" }, check.note ?? "Not checked.");
-  if (check.ok) return h("p", { class: "pill t-good", id: "check-result" }, `Conformant${check.note ? `: ${check.note}` : ""}`);
-  const positionOf = (index: number | null) => (index === null ? -1 : timeline.findIndex((i) => i.kind === "event" && i.index === index));
+  if (check.ok)
+    return h("p", { class: "pill t-good", id: "check-result" }, `Conformant${check.note ? `: ${check.note}` : ""}`);
+  const positionOf = (index: number | null) =>
+    index === null ? -1 : timeline.findIndex((i) => i.kind === "event" && i.index === index);
   return h(
     "div",
     { id: "check-result" },
@@ -230,7 +368,13 @@ function checkResult(check: Check, timeline: readonly TimelineItem[], pick: (pos
         return h(
           "li",
           {},
-          position >= 0 ? h("button", { type: "button", class: "link", onclick: () => pick(position) }, `event #${v.index}${v.type ? ` ${v.type}` : ""}`) : h("span", { class: "muted" }, v.index === null ? "the answer" : `event #${v.index}`),
+          position >= 0
+            ? h(
+                "button",
+                { type: "button", class: "link", onclick: () => pick(position) },
+                `event #${v.index}${v.type ? ` ${v.type}` : ""}`,
+              )
+            : h("span", { class: "muted" }, v.index === null ? "the answer" : `event #${v.index}`),
           v.path ? h("code", {}, ` ${v.path}`) : null,
           `: ${v.message}`,
         );

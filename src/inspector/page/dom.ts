@@ -7,7 +7,11 @@ type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
 
 /** Creates an element: `h("button", { type: "button", onclick }, "Clear")`. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   setAttrs(el, attrs);
   append(el, children);
@@ -17,7 +21,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Creates an SVG element. */
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   setAttrs(el, attrs);
   append(el, children);
@@ -59,10 +67,24 @@ export function jsonView(value: unknown, depth = 0, key?: string): HTMLElement {
     return h("div", { class: "j-line" }, label, scalar(value));
   }
   const isArray = Array.isArray(value);
-  const entries = isArray ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
+  const entries = isArray
+    ? value.map((v, i) => [String(i), v] as const)
+    : Object.entries(value as Record<string, unknown>);
   const [open, close] = isArray ? ["[", "]"] : ["{", "}"];
-  if (entries.length === 0) return h("div", { class: "j-line" }, label, h("span", { class: "j-punct" }, `${open}${close}`));
-  const summary = h("summary", {}, label, h("span", { class: "j-punct" }, open), h("span", { class: "j-count" }, ` ${entries.length} ${isArray ? (entries.length === 1 ? "item" : "items") : entries.length === 1 ? "key" : "keys"} `), h("span", { class: "j-punct j-closed" }, close));
+  if (entries.length === 0)
+    return h("div", { class: "j-line" }, label, h("span", { class: "j-punct" }, `${open}${close}`));
+  const summary = h(
+    "summary",
+    {},
+    label,
+    h("span", { class: "j-punct" }, open),
+    h(
+      "span",
+      { class: "j-count" },
+      ` ${entries.length} ${isArray ? (entries.length === 1 ? "item" : "items") : entries.length === 1 ? "key" : "keys"} `,
+    ),
+    h("span", { class: "j-punct j-closed" }, close),
+  );
   const details = h("details", { class: "j-node", open: depth === 0 || entries.length <= OPEN_UP_TO }, summary);
   const body = h("div", { class: "j-body" });
   for (const [k, v] of entries) body.append(jsonView(v, depth + 1, isArray ? undefined : k));

@@ -157,7 +157,19 @@ export function matches(e: Entry, f: Filter): boolean {
   }
   const words = f.text.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length > 0) {
-    const hay = [e.method, e.path, modelOf(e), e.scenario, e.reason, e.session, e.outcome, e.errorCode, e.responseId, String(e.status), e.rawBody]
+    const hay = [
+      e.method,
+      e.path,
+      modelOf(e),
+      e.scenario,
+      e.reason,
+      e.session,
+      e.outcome,
+      e.errorCode,
+      e.responseId,
+      String(e.status),
+      e.rawBody,
+    ]
       .filter((x): x is string => typeof x === "string")
       .join("\n")
       .toLowerCase();
@@ -194,12 +206,29 @@ export function bytes(n: number): string {
 export function outcomeTone(outcome: string | null): "good" | "warn" | "bad" | "running" {
   if (outcome === null) return "running";
   if (outcome === "completed" || outcome === "ok") return "good";
-  if (outcome === "failed" || outcome === "error" || outcome === "dropped" || outcome === "hung" || outcome === "aborted") return "bad";
+  if (
+    outcome === "failed" ||
+    outcome === "error" ||
+    outcome === "dropped" ||
+    outcome === "hung" ||
+    outcome === "aborted"
+  )
+    return "bad";
   return "warn";
 }
 
 /** The text of each cell of an entry's row, in the table's order. */
-export function rowCells(e: Entry): { time: string; request: string; model: string; scenario: string; status: string; outcome: string; streamed: string; duration: string; session: string } {
+export function rowCells(e: Entry): {
+  time: string;
+  request: string;
+  model: string;
+  scenario: string;
+  status: string;
+  outcome: string;
+  streamed: string;
+  duration: string;
+  session: string;
+} {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(e.query ?? {})) for (const x of Array.isArray(v) ? v : [v]) query.append(k, x);
   const qs = query.toString();
@@ -219,5 +248,12 @@ export function rowCells(e: Entry): { time: string; request: string; model: stri
 /** Whether a value is an Entry (the stream's data is checked before it is shown). */
 export function isEntry(x: unknown): x is Entry {
   const e = x as Partial<Entry> | null;
-  return !!e && typeof e === "object" && typeof e.seq === "number" && typeof e.at === "number" && typeof e.method === "string" && typeof e.path === "string";
+  return (
+    !!e &&
+    typeof e === "object" &&
+    typeof e.seq === "number" &&
+    typeof e.at === "number" &&
+    typeof e.method === "string" &&
+    typeof e.path === "string"
+  );
 }

@@ -37,9 +37,20 @@ export function timelineView(items: readonly TimelineItem[], onPick: (position: 
   });
 
   // Axis and ticks.
-  root.append(svg("line", { class: "axis", x1: layout.ticks[0]?.x ?? 0, x2: layout.ticks.at(-1)?.x ?? TIMELINE_WIDTH, y1: AXIS_Y, y2: AXIS_Y }));
+  root.append(
+    svg("line", {
+      class: "axis",
+      x1: layout.ticks[0]?.x ?? 0,
+      x2: layout.ticks.at(-1)?.x ?? TIMELINE_WIDTH,
+      y1: AXIS_Y,
+      y2: AXIS_Y,
+    }),
+  );
   for (const tick of layout.ticks) {
-    root.append(svg("line", { class: "tick", x1: tick.x, x2: tick.x, y1: AXIS_Y, y2: AXIS_Y + 5 }), svg("text", { class: "tick-label", x: tick.x, y: AXIS_Y + 18, "text-anchor": "middle" }, tick.label));
+    root.append(
+      svg("line", { class: "tick", x1: tick.x, x2: tick.x, y1: AXIS_Y, y2: AXIS_Y + 5 }),
+      svg("text", { class: "tick-label", x: tick.x, y: AXIS_Y + 18, "text-anchor": "middle" }, tick.label),
+    );
   }
 
   // Latency and pauses, as brackets above the events.
@@ -73,7 +84,8 @@ export function timelineView(items: readonly TimelineItem[], onPick: (position: 
     if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
     e.preventDefault();
     if (marks.length === 0) return;
-    const next = selected === null ? 0 : Math.min(marks.length - 1, Math.max(0, selected + (e.key === "ArrowRight" ? 1 : -1)));
+    const next =
+      selected === null ? 0 : Math.min(marks.length - 1, Math.max(0, selected + (e.key === "ArrowRight" ? 1 : -1)));
     onPick(next);
   });
 
@@ -94,7 +106,8 @@ export function timelineView(items: readonly TimelineItem[], onPick: (position: 
 }
 
 /** A label's x and anchor: to the right of its mark, or to the left near the right edge. */
-const labelAt = (x: number) => (x > TIMELINE_WIDTH - LABEL_ROOM ? { x: x - 5, "text-anchor": "end" } : { x: x + 5, "text-anchor": "start" });
+const labelAt = (x: number) =>
+  x > TIMELINE_WIDTH - LABEL_ROOM ? { x: x - 5, "text-anchor": "end" } : { x: x + 5, "text-anchor": "start" };
 
 function markElement(mark: Mark, unlabelled: boolean): SVGGElement {
   const g = svg("g", {
@@ -106,21 +119,45 @@ function markElement(mark: Mark, unlabelled: boolean): SVGGElement {
     "data-index": mark.index ?? undefined,
   });
   g.append(svg("title", {}, `${mark.label} at ${msLabel(mark.t)}`));
-  g.append(svg("rect", { class: "hit", x: mark.x - HIT_WIDTH / 2, y: EVENT_TOP - 8, width: HIT_WIDTH, height: AXIS_Y - EVENT_TOP + 8 }));
+  g.append(
+    svg("rect", {
+      class: "hit",
+      x: mark.x - HIT_WIDTH / 2,
+      y: EVENT_TOP - 8,
+      width: HIT_WIDTH,
+      height: AXIS_Y - EVENT_TOP + 8,
+    }),
+  );
   switch (mark.kind) {
     case "heartbeat":
       g.append(svg("circle", { cx: mark.x, cy: HEARTBEAT_Y, r: 3 }));
       break;
     case "cut":
-      g.append(svg("line", { x1: mark.x, x2: mark.x, y1: EVENT_TOP - 10, y2: AXIS_Y + 8 }), svg("text", { ...labelAt(mark.x), y: EVENT_TOP - 2, class: "mark-label" }, mark.source === "drop" ? "✂ dropped" : mark.source === "hang" ? "⏸ hang" : "✕ aborted"));
+      g.append(
+        svg("line", { x1: mark.x, x2: mark.x, y1: EVENT_TOP - 10, y2: AXIS_Y + 8 }),
+        svg(
+          "text",
+          { ...labelAt(mark.x), y: EVENT_TOP - 2, class: "mark-label" },
+          mark.source === "drop" ? "✂ dropped" : mark.source === "hang" ? "⏸ hang" : "✕ aborted",
+        ),
+      );
       break;
     case "done":
     case "end":
       g.append(svg("rect", { x: mark.x - 3, y: AXIS_Y - 9, width: 6, height: 6 }));
-      if (!unlabelled) g.append(svg("text", { ...labelAt(mark.x), y: AXIS_Y - 12, class: "mark-label" }, mark.kind === "done" ? "[DONE]" : "end"));
+      if (!unlabelled)
+        g.append(
+          svg(
+            "text",
+            { ...labelAt(mark.x), y: AXIS_Y - 12, class: "mark-label" },
+            mark.kind === "done" ? "[DONE]" : "end",
+          ),
+        );
       break;
     default:
-      g.append(svg("line", { x1: mark.x, x2: mark.x, y1: mark.kind === "event" ? EVENT_TOP + 14 : EVENT_TOP, y2: AXIS_Y }));
+      g.append(
+        svg("line", { x1: mark.x, x2: mark.x, y1: mark.kind === "event" ? EVENT_TOP + 14 : EVENT_TOP, y2: AXIS_Y }),
+      );
   }
   return g;
 }

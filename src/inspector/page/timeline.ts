@@ -134,7 +134,9 @@ export function layoutTimeline(items: readonly TimelineItem[], width: number): T
 
   const events = marks.filter((m) => m.source === "event");
   const first = events[0];
-  const latency = first ? { from: 0, to: first.t, x1: xOf(0), x2: first.x, label: `latency ${msLabel(first.t)}` } : null;
+  const latency = first
+    ? { from: 0, to: first.t, x1: xOf(0), x2: first.x, label: `latency ${msLabel(first.t)}` }
+    : null;
 
   // Pauses: gaps between consecutive sent marks (events, [DONE], a cut), heartbeats aside.
   const sent = marks.filter((m) => m.source !== "heartbeat");

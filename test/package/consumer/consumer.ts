@@ -31,7 +31,14 @@ export async function run(): Promise<string[]> {
     const entries: readonly JournalEntry[] = mock.requests;
     const port: number = mock.port;
     const address = mock.server.address();
-    return [mock.url, mock.baseURL, String(port), JSON.stringify(address), headers["x-mock-session"], ...entries.map((e) => `${e.method} ${e.path} ${e.status} ${e.scenario ?? "-"}`)];
+    return [
+      mock.url,
+      mock.baseURL,
+      String(port),
+      JSON.stringify(address),
+      headers["x-mock-session"],
+      ...entries.map((e) => `${e.method} ${e.path} ${e.status} ${e.scenario ?? "-"}`),
+    ];
   } finally {
     await mock.close();
   }

@@ -5,7 +5,11 @@ import { useMockServer } from "openresponses-mock/vitest";
 const mock = useMockServer({ seed: 7 });
 
 it("answers a Responses request and journals it", async () => {
-  mock.use({ name: "hello", description: "Says hello.", turns: [{ steps: [{ type: "message", text: "Hello from the mock" }] }] });
+  mock.use({
+    name: "hello",
+    description: "Says hello.",
+    turns: [{ steps: [{ type: "message", text: "Hello from the mock" }] }],
+  });
   const res = await fetch(`${mock.baseURL}/responses`, {
     method: "POST",
     headers: { "content-type": "application/json" },
