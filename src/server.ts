@@ -6,10 +6,11 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, createRequestListener, type AppDeps } from "./http/app.js";
-import { Runs } from "./http/runs.js";
+import { Runs } from "./turn/runs.js";
+import type { TurnStep } from "./turn/turn.js";
 import { attachWebSocket } from "./http/websocket.js";
 import type { z } from "zod";
-import { sessionOf } from "./http/session.js";
+import { sessionOf } from "./session/session.js";
 import { Journal, type JournalEntry } from "./journal/journal.js";
 import type { ScenarioInput, Turn } from "./scenario/schema.js";
 import { SessionControls } from "./session/controls.js";
@@ -147,7 +148,12 @@ export interface MockServer extends MockControls {
  * The shared state and settings of one server (what the app, the direct path
  * and WebSocket mode use): in memory, or in Redis when `shared` is given.
  */
-export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry, shared?: Shared): AppDeps {
+export function createDeps(
+  options: ResolvedServerOptions,
+  registry: ScenarioRegistry,
+  shared?: Shared,
+  steps?: readonly TurnStep[],
+): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = shared?.store ?? new MemoryResponseStore(options.storeLimit);
   const deps: AppDeps = {
@@ -174,6 +180,7 @@ export function createDeps(options: ResolvedServerOptions, registry: ScenarioReg
     },
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
+    steps: steps && steps.length > 0 ? steps : undefined,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   if (options.upstream !== undefined) {
@@ -230,6 +237,8 @@ export interface ShellSettings {
   onListening?: (summary: StartSummary, at: number) => void;
   /** Called once the server has closed, with the number of requests it received. */
   onClosed?: (requests: number) => void;
+  /** What runs in every turn besides the answer (src/turn/turn.ts, TurnStep): none for users yet. */
+  steps?: readonly TurnStep[];
 }
 
 /** A result that may be a shared store's write in flight: its failure is reported, never thrown at a caller that did not wait. */
@@ -258,7 +267,7 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
   const { registry, counts } = await loadServerScenarios(options);
   // Redis is reached before anything listens: a store that cannot be reached is a startup error.
   const shared = await connectShared(options, (line) => console.error(line));
-  const deps = createDeps(options, registry, shared);
+  const deps = createDeps(options, registry, shared, shell.steps);
   if (shared)
     await shared.startRuns(deps.runs).then(
       (bus) => (deps.runBus = bus),

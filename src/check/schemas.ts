@@ -248,7 +248,7 @@ export function buildSchemas(rules: DialectRules): Schemas {
     type: z.literal("json_schema"),
     name: str,
     description: nullable(str),
-    // openapi.json types the echoed schema as null (a defect, DIGEST §12 #2, but it is what the schema says); OpenAI echoes the object.
+    // openapi.json types the echoed schema as null (a defect in openapi.json, but it is what the schema says); OpenAI echoes the object.
     schema: rules.jsonSchemaEcho === "null" ? z.null() : nullable(z.record(str, z.unknown())),
     strict: z.boolean(),
   });

@@ -41,6 +41,8 @@ export interface AnswerInput {
   repeat?: number;
   /** The seed string, when the caller already has it (`requestSeed(seed, request)`). */
   seedString?: string;
+  /** The scenario, when the caller has selected it already (the turn selects once, before it plans). */
+  selected?: { scenario: Scenario; reason: SelectionReason };
 }
 
 export interface PlannedAnswer {
@@ -65,13 +67,8 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const dialect = input.dialect ?? DEFAULT_DIALECT;
   const seed = input.seedString ?? requestSeed(input.seed, request);
   const items = input.items ?? inputItems(request.input);
-  const { scenario, reason } = selectScenario(
-    input.registry,
-    request,
-    items,
-    input.scenario || undefined,
-    input.forced,
-  );
+  const { scenario, reason } =
+    input.selected ?? selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
   const rng = createRng(seed);
   const ids = answerIds(rng, dialect.ids, seed, input.session ?? null, input.repeat ?? 0);
   let plan: Plan;

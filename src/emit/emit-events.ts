@@ -1,7 +1,9 @@
 /**
  * The engine: a plan becomes the exact, ordered list of streaming events of
- * DIGEST §5.3 — sequence numbers from 0, indices, snapshots, budget cuts,
- * `error` then `response.failed`. Pure: no clock, no I/O, no randomness.
+ * the spec's streaming rules (https://www.openresponses.org/specification,
+ * "Streaming HTTP Responses" and "Items are state machines"): sequence
+ * numbers from 0, indices, snapshots, budget cuts, `error` then
+ * `response.failed`. Pure: no clock, no I/O, no randomness.
  */
 import { fnv1a, fnv1aNumbered, hashChars } from "../generate/hash.js";
 import { chunkPrefix, PackedChunks, type Chunks } from "../generate/packed-chunks.js";

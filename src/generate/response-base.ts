@@ -1,6 +1,6 @@
 /**
  * The response a request starts: every one of the 31 keys, echoed from the
- * request or defaulted as DIGEST §3 says, with `output: []` and `usage: null`.
+ * request or defaulted as the spec's `ResponseResource` says (openapi.json), with `output: []` and `usage: null`.
  */
 import type { CreateResponseBody, ResponseResource, ToolChoice } from "../spec/index.js";
 
@@ -51,7 +51,7 @@ function echoText(text: CreateResponseBody["text"]): ResponseResource["text"] {
             type: "json_schema",
             name: format.name ?? "response",
             description: format.description ?? null,
-            // Typed `null` by the published schema (DIGEST §12 #2): we echo null.
+            // Typed `null` by the published schema (openapi.json; docs/architecture.md, "Where the spec is ambiguous"): we echo null.
             schema: null,
             strict: format.strict ?? false,
           },

@@ -13,10 +13,10 @@ import type { JournalEntry } from "../journal/journal.js";
 import { entryJson, pageJson } from "../journal/serialize.js";
 import { ScenarioError } from "../scenario/parse.js";
 import { ApiError } from "../spec/index.js";
-import type { AppDeps } from "./app.js";
+import { sessionOfContext, type AppDeps } from "./deps.js";
 import { readJsonBody } from "./body.js";
 import { addInspectorRoutes } from "./inspector-routes.js";
-import { sessionOf, sessionOfContext } from "./session.js";
+import { sessionOf } from "../session/session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
   ctx.status = status;

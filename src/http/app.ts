@@ -7,63 +7,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { ApiError } from "../spec/index.js";
-import type { Dialect } from "../dialect/index.js";
-import type { RepeatCounter } from "../session/repeats.js";
-import type { ScenarioRegistry } from "../scenario/registry.js";
-import type { ResponseStore } from "../store/response-store.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
-import type { Controls } from "../session/controls.js";
-import type { SharedJournal } from "../journal/shared.js";
-import type { RunBus } from "../store/redis-runs.js";
+import { answerDialect } from "../turn/control-headers.js";
 import { addAdminRoutes } from "./admin.js";
-import { addInspectorPage } from "./inspector-page.js";
-import type { Runs } from "./runs.js";
-import { storedRoutes } from "./stored-routes.js";
-import type { Clock } from "../timing/clock.js";
-import type { TimingProfile } from "../timing/profile.js";
-import type { ProxyHandler } from "../proxy/context.js";
 import { bearerChecker } from "./auth.js";
-import { handleCreateResponse } from "./responses.js";
+import { journalEntry, type AppDeps } from "./deps.js";
+import { addInspectorPage } from "./inspector-page.js";
 import { asApiError, endEntry, entryError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
-import { answerDialect } from "./control-headers.js";
+import { handleCreateResponse } from "./responses.js";
+import { storedRoutes } from "./stored-routes.js";
 
-export interface AppDeps {
-  /** The scenarios this server answers with, and its default. */
-  registry: ScenarioRegistry;
-  /** Stored responses (previous_response_id, retrieve, input items). */
-  store: ResponseStore;
-  /** Background runs in progress. */
-  runs: Runs;
-  /** Every request received, for tests to assert on. */
-  journal: Journal;
-  /** Per-session `use()` and `enqueue()` controls (in memory, or shared in Redis). */
-  controls: Controls;
-  /** With a shared store: every process's journal entries, which the admin routes list. */
-  sharedJournal?: SharedJournal;
-  /** With a shared store: cancels passed to the process that plays a background run. */
-  runBus?: RunBus;
-  /** Serve the `/__mock/` admin routes (journal and controls). */
-  admin: boolean;
-  seed: number;
-  apiKey?: string;
-  bodyLimit: number;
-  /** Validate bodies against the spec alone unless a request's `x-mock-strict` says otherwise (default false). */
-  strict?: boolean;
-  /** Where `created_at`/`completed_at` come from (epoch ms); tests pin it. */
-  wallClock: Pick<Clock, "now">;
-  /** Timers and monotonic time for pacing streams. */
-  clock: Clock;
-  /** The server's timing options that were given (scenarios and request headers override them; they override a recorded pace). */
-  timing?: Partial<TimingProfile>;
-  /** The dialect answers are rendered in unless a request's `x-mock-dialect` names another. */
-  dialect: Dialect;
-  /** How many times each request was seen before (its ids are never reused). */
-  repeats: RepeatCounter;
-  /** Called with errors that are the server's fault (500s). */
-  onError?: (error: unknown) => void;
-  /** Proxy mode: `POST /v1/responses` (and, for a Responses upstream, the other `/v1/responses/*` routes) go to the upstream. */
-  proxy?: ProxyHandler;
-}
+export type { AppDeps } from "./deps.js";
 
 /** What answers `POST /v1/responses`: the proxy in proxy mode, the mock's own handler otherwise. */
 const createHandler = (deps: AppDeps) =>
@@ -124,10 +78,6 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
     }
   };
 }
-
-/** The journal entry of the request being handled. */
-export const journalEntry = (ctx: { state: { journal?: unknown } }): JournalEntry | undefined =>
-  ctx.state.journal as JournalEntry | undefined;
 
 /** A router's routes under a prefix, for a message: `POST /v1/responses, GET/DELETE /v1/responses/{id}, …`. */
 function routesUnder(router: Router, prefix: string): string {

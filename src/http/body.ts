@@ -4,6 +4,7 @@
  * the limit is passed otherwise), invalid UTF-8 and malformed JSON are 400s.
  */
 import type { IncomingMessage } from "node:http";
+import type { Journal, JournalEntry } from "../journal/journal.js";
 import { ApiError, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -122,4 +123,23 @@ function parseJsonBody(buffer: Buffer): { raw: string; json: unknown; bytes: num
     });
   }
   return { raw, json, bytes: buffer.length };
+}
+
+/** Reads the request body (into the journal entry too, truncated when it is big) and checks it is a JSON object. */
+export async function readObjectBody(
+  req: IncomingMessage,
+  deps: { bodyLimit: number; journal: Journal },
+  entry: JournalEntry | undefined,
+): Promise<{ raw: string; json: Record<string, unknown> }> {
+  const { raw, json, bytes } = await readJsonBody(req, deps.bodyLimit);
+  if (entry) deps.journal.setBody(entry, raw, json, bytes);
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "invalid_type",
+      message: "The request body must be a JSON object with at least 'model' and 'input'.",
+    });
+  }
+  return { raw, json: json as Record<string, unknown> };
 }

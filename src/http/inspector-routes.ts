@@ -16,10 +16,10 @@ import { curlOf } from "../inspector/curl.js";
 import { DEFAULT_BACKLOG, MAX_BACKLOG, streamJournal } from "../inspector/journal-stream.js";
 import { NotSavable, recordedAnswer, savedScenario } from "../inspector/scenario.js";
 import type { JournalEntry } from "../journal/journal.js";
-import type { AppDeps } from "./app.js";
-import { answerDialect } from "./control-headers.js";
-import { conversationOf } from "./responses.js";
-import { sessionStore } from "./session.js";
+import type { AppDeps } from "./deps.js";
+import { answerDialect } from "../turn/control-headers.js";
+import { conversationOf } from "../store/conversation.js";
+import { sessionStore } from "../session/session.js";
 import { parseCreateRequest } from "./validate.js";
 
 type Route = (path: string, handler: Middleware) => void;
@@ -117,7 +117,7 @@ export function addInspectorRoutes(get: Route, deps: AppDeps, helpers: Inspector
       throw conflict(`Request ${entry.seq} is not a valid POST /v1/responses body: there is no answer to save.`);
     }
     try {
-      items = conversationOf(deps, request, sessionStore(deps.store, entry.session));
+      items = conversationOf(sessionStore(deps.store, entry.session), request);
     } catch {
       throw conflict(
         `Request ${entry.seq} continues a response (previous_response_id '${request.previous_response_id}') the store no longer holds: its conversation cannot be rebuilt.`,

@@ -4,7 +4,6 @@
  * clients work: retrieve (and replay as SSE), delete, cancel, input items,
  * input token counts — and the spec's compaction route.
  */
-import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { z } from "zod";
 import { dialectHeaders, renderResponse, toJson, type Dialect } from "../dialect/index.js";
@@ -24,16 +23,15 @@ import {
   SpecCreateResponseBody,
   type StreamEvent,
 } from "../spec/index.js";
-import { asListedItem, withItemIds } from "../store/conversation.js";
-import { replayEvents, type StoredResponse } from "../store/response-store.js";
-import { journalEntry, type AppDeps } from "./app.js";
-import { strictHeader } from "./control-headers.js";
-import { conversationOf, readObjectBody } from "./responses.js";
-import type { Run } from "./runs.js";
-import { sessionOfContext, sessionStore } from "./session.js";
 import { RepeatCounter } from "../session/repeats.js";
-import { dialectHeader, fromHeaders } from "./control-headers.js";
-import { doneFrame, headerList, sseFrame, sseHeaders, writeFrame } from "./sse.js";
+import { sessionStore } from "../session/session.js";
+import { asListedItem, conversationOf, withItemIds } from "../store/conversation.js";
+import { replayEvents, type StoredResponse } from "../store/response-store.js";
+import { dialectHeader, fromHeaders, strictHeader } from "../turn/control-headers.js";
+import { readObjectBody } from "./body.js";
+import { journalEntry, sessionOfContext, type AppDeps } from "./deps.js";
+import { followRun } from "./follow-run.js";
+import { doneFrame, sseFrame, sseHeaders, writeFrame } from "./sse.js";
 import { parseWithPolicy, type PolicySchemas } from "./validate.js";
 
 const notFound = (id: string) =>
@@ -85,48 +83,6 @@ const queryInt = (ctx: Context, name: string, min: number, max: number, fallback
   }
   return n;
 };
-
-/** Streams a background run as SSE in a dialect: what it produced so far, then live, then the end ([DONE] where the dialect sends it). */
-export async function followRun(
-  res: ServerResponse,
-  run: Run,
-  startingAfter: number,
-  dialect: Dialect,
-  headers: Record<string, string> = {},
-): Promise<void> {
-  res.writeHead(200, headerList(sseHeaders(dialect), headers));
-  const done = doneFrame(dialect);
-  await new Promise<void>((resolve) => {
-    const queue: (StreamEvent | null)[] = [];
-    let writing = false;
-    const pump = async () => {
-      if (writing) return;
-      writing = true;
-      while (queue.length) {
-        const e = queue.shift()!;
-        if (e === null) {
-          if (run.state === "ended" && done !== "") await writeFrame(res, done);
-          res.end();
-          unsubscribe();
-          return resolve();
-        }
-        if (!(await writeFrame(res, sseFrame(e, dialect, run.plan)))) {
-          unsubscribe();
-          return resolve();
-        }
-      }
-      writing = false;
-    };
-    const unsubscribe = run.subscribe((e) => {
-      queue.push(e);
-      void pump();
-    }, startingAfter);
-    res.once("close", () => {
-      unsubscribe();
-      resolve();
-    });
-  });
-}
 
 /** Replays stored events as SSE in a dialect (all at once), then [DONE] where the dialect sends it. */
 async function replay(
@@ -289,7 +245,7 @@ export function storedRoutes(deps: AppDeps) {
         policy,
       );
       if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
-      const items = conversationOf(deps, request, sessionStore(deps.store, sessionOfContext(ctx)));
+      const items = conversationOf(sessionStore(deps.store, sessionOfContext(ctx)), request);
       json(ctx, deps, { object: "response.input_tokens", input_tokens: countInputTokens(request, items) });
     },
 
@@ -305,7 +261,7 @@ export function storedRoutes(deps: AppDeps) {
       if (deps.store.load && body.previous_response_id) await deps.store.load(body.previous_response_id);
       const repeat = deps.repeats.next(`compact\u0000${RepeatCounter.key(seed, session)}`);
       const id = answerIds(createRng(seed), dialectOf(ctx, deps).ids, seed, session, repeat).response();
-      const items = withItemIds(conversationOf(deps, body, sessionStore(deps.store, session)), id);
+      const items = withItemIds(conversationOf(sessionStore(deps.store, session), body), id);
       json(
         ctx,
         deps,

@@ -1,5 +1,5 @@
 /**
- * WebSocket mode on `/v1/responses` (DIGEST §6). The client sends one
+ * WebSocket mode on `/v1/responses` (the spec's WebSocket mode, https://www.openresponses.org/specification). The client sends one
  * `{ "type": "response.create", ...CreateResponseBody }` text message per
  * turn; the server answers with the same events as SSE, each as its own JSON
  * text frame, through the same pipeline (answer, schedule, pacer). Failures
@@ -11,36 +11,19 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { DEFAULT_DIALECT, renderErrorObject, renderEvent, toJson, type Dialect } from "../dialect/index.js";
-import { planRequest, withStreamEvents } from "../emit/index.js";
-import { requestSeed } from "../generate/index.js";
 import type { JournalEntry } from "../journal/journal.js";
-import { planCost } from "../journal/trace.js";
-import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
-import { selectScenario } from "../scenario/registry.js";
-import { OldestKeys } from "../util/oldest-keys.js";
-import { RepeatCounter } from "../session/repeats.js";
-import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
-import { PlannedRecord } from "../store/planned-record.js";
-import { storedId, type ResponseStore, type StoredResponse } from "../store/response-store.js";
-import { playSchedule, type PaceSink } from "../timing/pacer.js";
-import type { AppDeps } from "./app.js";
-import { bearerChecker } from "./auth.js";
-import { renderedError } from "./raw.js";
-import {
-  answerDialect,
-  dialectHeader,
-  faultHeader,
-  fromHeaders,
-  readControls,
-  seedHeader,
-  strictHeader,
-  timingHeaders,
-  type HeaderSource,
-} from "./control-headers.js";
-import { conversationOf, playOutcome, scheduleOf } from "./responses.js";
-import { sessionOf, sessionStore } from "./session.js";
-import { parseCreateRequest, type ParsePolicy } from "./validate.js";
 import { unknownScenarioHeader } from "../scenario/registry.js";
+import { sessionOf, sessionStore } from "../session/session.js";
+import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
+import { storedId, type ResponseStore, type StoredResponse } from "../store/response-store.js";
+import type { PaceSink } from "../timing/pacer.js";
+import { answerDialect, fromHeaders, readControls, type RequestControls } from "../turn/control-headers.js";
+import { playTurn, prepareTurn } from "../turn/turn.js";
+import { OldestKeys } from "../util/oldest-keys.js";
+import { bearerChecker } from "./auth.js";
+import type { AppDeps } from "./deps.js";
+import { renderedError } from "./raw.js";
+import { parseCreateRequest, type ParsePolicy } from "./validate.js";
 
 /** The only path that accepts a WebSocket upgrade. */
 export const WEBSOCKET_PATH = "/v1/responses";
@@ -159,13 +142,12 @@ export function parseCreateMessage(
 
 /** What the upgrade request fixes for every turn of its connection. */
 interface ConnectionSettings {
-  seed: number;
   /** The dialect of every turn (the upgrade request's `x-mock-dialect`, else the server's). */
   dialect: Dialect;
-  scenario: string | undefined;
   /** The `x-mock-session` of the upgrade request: its store view and its use()/enqueue() controls. */
   session: string | null;
-  headers: HeaderSource;
+  /** The upgrade request's `x-mock-*` headers, read once: they steer every turn. */
+  controls: RequestControls;
   /** The upgrade request's headers, for the journal. */
   raw: IncomingMessage["headers"];
   /** Read every message against the spec alone (the upgrade's `x-mock-strict`, else the server's option). */
@@ -184,16 +166,14 @@ function checkUpgrade(
     check(raw && !/^Bearer\s/i.test(raw) ? `Bearer ${raw}` : raw);
   }
   const headers = fromHeaders(req.headers);
-  const seed = seedHeader(headers) ?? deps.seed;
-  const dialect = dialectHeader(headers) ?? deps.dialect;
-  timingHeaders(headers);
-  faultHeader(headers);
-  const strict = strictHeader(headers) ?? deps.strict ?? false;
+  const controls = readControls(headers);
+  const dialect = controls.dialect ?? deps.dialect;
+  const strict = controls.strict ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
-  const scenario = headers.get("x-mock-scenario") || undefined;
+  const scenario = controls.scenario;
   if (scenario !== undefined && !deps.registry.byName.has(scenario))
     throw unknownScenarioHeader(deps.registry, scenario);
-  return { seed, dialect, scenario, session, headers, raw: req.headers, strict };
+  return { dialect, session, controls, raw: req.headers, strict };
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
@@ -225,6 +205,8 @@ class Connection {
   private readonly controller = new AbortController();
   /** Looks a response up on this connection first, then in the server's store. */
   private readonly lookup: Pick<ResponseStore, "get">;
+  /** Whether this connection holds a response (a shared store need not be asked for it). */
+  private readonly holds = (id: string) => this.cache.has(id);
 
   constructor(
     private readonly ws: WebSocket,
@@ -378,50 +360,28 @@ class Connection {
     }
     const base = request.previous_response_id ?? undefined;
     try {
-      // A shared store fetches the chain first (a response of this connection is at hand already).
-      if (deps.store.load && base !== undefined && !this.cache.has(base)) await deps.store.load(base);
-      const items = conversationOf(deps, request, this.lookup);
-      const seedString = requestSeed(settings.seed, request);
-      // Selected first, so that the entry names the scenario and why even when its turn is an HTTP error.
-      // A queued answer or use() of the session applies unless the header names a scenario.
-      const taken = settings.scenario ? undefined : deps.controls.take(settings.session);
-      const selection = selectScenario(
-        deps.registry,
+      const turn = await prepareTurn(deps, {
         request,
-        items,
-        settings.scenario,
-        taken instanceof Promise ? await taken : taken,
-      );
-      entry.scenario = selection.scenario.name;
-      entry.reason = selection.reason;
-      const answer = withStreamEvents(
-        planRequest({
-          registry: deps.registry,
-          request,
-          items,
-          seed: settings.seed,
-          seedString,
-          dialect: settings.dialect,
-          session: settings.session,
-          repeat: deps.repeats.next(RepeatCounter.key(seedString, settings.session)),
-          forced: selection,
-          createdAt: Math.floor(deps.wallClock.now() / 1000),
-        }),
-      );
-      entry.responseId = answer.response.id;
+        controls: settings.controls,
+        dialect: settings.dialect,
+        session: settings.session,
+        lookup: this.lookup,
+        // A response of this connection is at hand: a shared store is not asked for it.
+        holds: this.holds,
+        entry,
+        started,
+        transport: "websocket",
+        delivery: "stream",
+        // The record the store would keep, kept on the connection whatever `store` says.
+        keepRecord: true,
+      });
       entry.status = 200;
-      // The record the store would keep, kept on the connection whatever `store` says.
-      const record = new PlannedRecord(answer.plan, request.input, settings.session);
+      const { answer } = turn;
       // A failed answer's stream has `error` then `response.failed`: its final response is the failed one.
       const failed = answer.response.status === "failed";
-      if (request.store !== false) {
-        const saved = deps.store.put(record);
-        if (saved) await saved;
-      }
-      if (!failed) this.remember(record);
+      if (!failed) this.remember(turn.record!);
       // A failed continuation evicts the response it built on.
       if (failed && base) this.cache.delete(base);
-      const schedule = scheduleOf(readControls(settings.headers), deps, answer);
       const { events, plan } = answer;
       let sent = 0;
       const sink: PaceSink = {
@@ -446,25 +406,8 @@ class Connection {
           socket.once("close", () => clearTimeout(timer));
         },
       };
-      // The inspector's timeline: WebSocket messages are the events, pings the heartbeats; no [DONE].
-      const timeline = deps.journal.timeline(entry, started);
-      if (timeline)
-        deps.journal.keepAnswer(
-          entry,
-          { kind: "mock", plan, dialect: settings.dialect, streamed: true, websocket: true },
-          planCost(plan),
-        );
-      const now = () => deps.clock.now();
-      // The schedule counts from here: once the answer is ready, its times are kept exactly.
-      const start = deps.clock.now();
-      const result = await playSchedule(schedule, tracedSink(sink, timeline, { now, done: false }), {
-        clock: deps.clock,
-        start,
-        signal: this.controller.signal,
-      });
-      markPlayEnd(timeline, result, now());
-      entry.events = sent;
-      entry.outcome = playOutcome(result, schedule, sent, answer);
+      // WebSocket messages are the events, pings the heartbeats; no [DONE].
+      await playTurn(deps, turn, sink, { signal: () => this.controller.signal, done: false, sent: () => sent });
     } catch (err) {
       if (base) this.cache.delete(base);
       if (entry.status !== 0) {

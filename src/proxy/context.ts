@@ -4,8 +4,8 @@
  * report a recording problem). The handlers read it; nothing here answers a
  * request.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AppDeps } from "../http/app.js";
+import type { IncomingMessage } from "node:http";
+import type { AppDeps } from "../http/deps.js";
 import type { Journal, JournalEntry } from "../journal/journal.js";
 import type { ForwardedEvent } from "../journal/trace.js";
 import type { Dialect } from "../dialect/index.js";
@@ -17,19 +17,7 @@ import type { LiveChecker } from "./live-check.js";
 import type { Upstream } from "./upstream.js";
 import { OldestKeys } from "../util/oldest-keys.js";
 
-/** The answer to `POST /v1/responses` and, when the upstream holds the responses, to the other `/v1/responses/*` routes. */
-export interface ProxyHandler {
-  /** `POST /v1/responses`: throws an ApiError (before anything was sent) for a bad request, as the mock's own handler does. */
-  create(req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined): Promise<void>;
-  /** The other `/v1/responses/*` routes, passed to the upstream; null when the proxy's own store answers them (`chat`). */
-  forward: ((req: IncomingMessage, res: ServerResponse, entry: JournalEntry | undefined) => Promise<void>) | null;
-  /** Where requests go, as it may be shown (`responses http://127.0.0.1:11434/v1`). */
-  readonly describe: string;
-  /** Resolves once every recording has been written. */
-  flush(): Promise<void>;
-  /** Closes the upstream's kept-alive connections. */
-  close(): void;
-}
+export type { ProxyHandler } from "../http/deps.js";
 
 /** What the proxy remembers of an answer it passed on (`responses`): enough to rebuild a previous_response_id chain for the recorder. */
 export interface Remembered {

@@ -16,20 +16,19 @@ import {
   countInputTokens,
   createRng,
   planOptions,
-  requestSeed,
   type Plan,
 } from "../generate/index.js";
 import { requestEcho } from "../generate/assemble.js";
-import { readControls, fromHeaders } from "../http/control-headers.js";
+import { readObjectBody } from "../http/body.js";
 import { renderedError, sendJson } from "../http/raw.js";
-import { conversationOf, readObjectBody } from "../http/responses.js";
-import { sessionOf, sessionStore } from "../http/session.js";
+import { sessionOf, sessionStore } from "../session/session.js";
+import { fromHeaders, readControls } from "../turn/control-headers.js";
+import { beginTurn, countRepeat, endTurn, type TurnContext } from "../turn/turn.js";
 import { doneFrame, sseHeaders, writeFrame } from "../http/sse.js";
 import { parseCreateRequest } from "../http/validate.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { RecordedAnswer, RecordedEvent } from "../record/from-exchange.js";
 import { inputItems } from "../scenario/conversation.js";
-import { RepeatCounter } from "../session/repeats.js";
 import { ApiError, type CreateResponseBody, type StreamEvent } from "../spec/index.js";
 import { withItemIds } from "../store/conversation.js";
 import { buildChatRequest } from "./chat-request.js";
@@ -136,17 +135,47 @@ export async function forwardChatCreate(
   const dialect: Dialect = controls.dialect ?? deps.dialect;
   const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
   const session = sessionOf(headers.get("x-mock-session") || undefined);
-  // A shared store (--store redis://…) fetches the chain first.
-  if (deps.store.load && request.previous_response_id) await deps.store.load(request.previous_response_id);
-  const items = conversationOf(deps, request, sessionStore(deps.store, session));
+  // The turn's first steps are the mock's: the chain (a shared store fetches it first), the conversation, the seed.
+  const turn = await beginTurn(deps, {
+    request,
+    controls,
+    dialect,
+    session,
+    lookup: sessionStore(deps.store, session),
+    entry,
+    started,
+    transport: "proxy",
+    delivery: request.stream === true ? "stream" : "json",
+  });
+  try {
+    await translateTurn(p, req, res, turn, json);
+  } finally {
+    endTurn(deps, turn, turn.outcome ?? "error");
+  }
+}
+
+/**
+ * The proxy's part of a turn: the request translated for the upstream, its
+ * answer translated back as it arrives, stored and recorded. Sets the turn's
+ * outcome (`error` when an error was answered).
+ */
+async function translateTurn(
+  p: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  turn: TurnContext,
+  json: Record<string, unknown>,
+): Promise<void> {
+  const { deps } = p;
+  const { request, dialect, session, entry, started, items } = turn;
   const stream = request.stream === true;
   const chat = buildChatRequest(request, items, stream);
 
-  const seed = requestSeed(controls.seed ?? deps.seed, request);
-  const repeat = deps.repeats.next(RepeatCounter.key(seed, session));
+  const seed = turn.seedString;
+  const repeat = countRepeat(deps, turn);
   const ids = answerIds(createRng(seed), dialect.ids, seed, session, repeat);
   const id = ids.response();
-  const base = buildBaseResponse(request, { id, createdAt: Math.floor(deps.wallClock.now() / 1000) });
+  const base = buildBaseResponse(request, { id, createdAt: turn.createdAt });
   const inputTokens = countInputTokens(request, items);
   const plan = translatedPlan(request, base, inputTokens);
   const translator = new ChatTranslator({ base, ids, logprobs: plan.options.logprobs !== null, inputTokens });
@@ -197,6 +226,7 @@ export async function forwardChatCreate(
   };
 
   const fail = (error: ApiError) => {
+    failed = true;
     const { status, headers: errorHeaders, body } = renderedError(error, dialect);
     check.json(status, body);
     if (entry?.upstream) entry.upstream.error = error.message;
@@ -205,6 +235,8 @@ export async function forwardChatCreate(
     if (entry) deps.journal.keepAnswer(entry, { kind: "error", error }, 256 + 2 * error.message.length);
   };
 
+  /** Whether an error was answered (the turn's outcome). */
+  let failed = false;
   const client = clientWatch(res);
   /** What the upstream says goes to the client and the journal: never with a key in it, should it echo one. */
   const secrets = secretsOf(p, req);
@@ -347,5 +379,7 @@ export async function forwardChatCreate(
     if (entry) entry.violations = check.end();
     noteAnswer(entry, { response: translator.response, events: stream && res.headersSent ? sent.length : null });
     if (recorded) recordExchange(p, req, { request, items, answer: recorded });
+    const status = translator.response?.status;
+    turn.outcome = failed ? "error" : typeof status === "string" ? (status as TurnContext["outcome"]) : "aborted";
   }
 }

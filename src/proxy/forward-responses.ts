@@ -12,9 +12,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { eventFrame, type Dialect } from "../dialect/index.js";
 import { answerIds, buildBaseResponse, createRng, requestSeed } from "../generate/index.js";
-import { dialectHeader, fromHeaders } from "../http/control-headers.js";
+import { dialectHeader, fromHeaders } from "../turn/control-headers.js";
 import { renderedError, sendJson } from "../http/raw.js";
-import { conversationOf, readObjectBody } from "../http/responses.js";
+import { readObjectBody } from "../http/body.js";
+import { conversationOf } from "../store/conversation.js";
 import { doneFrame, drained, writeFrame } from "../http/sse.js";
 import { parseCreateRequest } from "../http/validate.js";
 import type { JournalEntry } from "../journal/journal.js";
@@ -90,7 +91,7 @@ export async function forwardResponsesCreate(
   let items: ItemParam[] | null = null;
   try {
     request = parseCreateRequest(json, { strict: false });
-    items = conversationOf(deps, request, p.memory as unknown as Pick<ResponseStore, "get">);
+    items = conversationOf(p.memory as unknown as Pick<ResponseStore, "get">, request);
   } catch {
     // Not a request the proxy can read, or a chain it did not see: passed on all the same, not recorded.
   }

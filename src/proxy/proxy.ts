@@ -5,7 +5,7 @@
  * the way by a conformance checker when one is plugged in, and recorded into
  * scenario files when asked.
  */
-import type { AppDeps } from "../http/app.js";
+import type { AppDeps } from "../http/deps.js";
 import { Recorder } from "../record/writer.js";
 import { AnswerMemory, type ProxyContext, type ProxyHandler } from "./context.js";
 import { forwardChatCreate } from "./forward-chat.js";

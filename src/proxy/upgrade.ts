@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { answerDialect } from "../http/control-headers.js";
-import type { AppDeps } from "../http/app.js";
+import { answerDialect } from "../turn/control-headers.js";
+import type { AppDeps } from "../http/deps.js";
 import { refuseUpgrade } from "../http/websocket.js";
 import { ApiError } from "../spec/index.js";
 

@@ -112,7 +112,7 @@ const common = {
 
 /**
  * The request body exactly as the spec has it. The spec makes every key
- * optional; we require `model` and `input` (DIGEST §12 #12) and report them
+ * optional; we require `model` and `input` (our choice: docs/architecture.md, "Where the spec is ambiguous") and report them
  * as missing. Any other key is refused (`unknown_parameter`).
  */
 export const SpecCreateResponseBody = z.strictObject({

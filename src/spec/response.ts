@@ -26,7 +26,7 @@ export const TextField = z.object({
       type: z.literal("json_schema"),
       name: z.string(),
       description: z.string().nullable(),
-      // The published schema types this as null (DIGEST §12 #2); we echo null.
+      // The published schema types this as null (openapi.json; docs/architecture.md, "Where the spec is ambiguous"); we echo null.
       schema: z.null(),
       strict: z.boolean(),
     }),

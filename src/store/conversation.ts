@@ -4,7 +4,9 @@
  * store interface.
  */
 import { hashString } from "../generate/hash.js";
-import { ApiError, type ItemParam, type OutputItem } from "../spec/index.js";
+import { expandCompactions } from "../generate/index.js";
+import { inputItems } from "../scenario/conversation.js";
+import { ApiError, type CreateResponseBody, type ItemParam, type OutputItem } from "../spec/index.js";
 import { copyWith } from "../util/copy-with.js";
 import type { ResponseStore } from "./response-store.js";
 
@@ -45,6 +47,19 @@ export function priorItems(
   const items: ItemParam[] = [];
   for (let i = chain.length - 1; i >= 0; i--) items.push(...chain[i].input, ...chain[i].output.map(outputAsInput));
   return items;
+}
+
+/**
+ * The whole conversation of a request: the previous_response_id chain (as
+ * `lookup` sees the store: a session's view, a WebSocket connection's cache
+ * first), then its input; compactions expanded.
+ */
+export function conversationOf(
+  lookup: Pick<ResponseStore, "get">,
+  request: { input?: CreateResponseBody["input"] | null; previous_response_id?: string | null },
+): ItemParam[] {
+  const prior = request.previous_response_id ? priorItems(lookup, request.previous_response_id) : [];
+  return expandCompactions([...prior, ...(request.input == null ? [] : inputItems(request.input))]);
 }
 
 const ID_PREFIX: Record<string, string> = {

@@ -7,7 +7,7 @@
  * Redis holds the cancelled record, and replies on the asker's own channel.
  */
 import { randomUUID } from "node:crypto";
-import type { Runs } from "../http/runs.js";
+import type { Runs } from "../turn/runs.js";
 import { KEY_PREFIX, type RedisLink } from "./redis-client.js";
 
 const CANCEL = `${KEY_PREFIX}cancel`;

@@ -4,7 +4,7 @@
  * the journal's shared view, over one connection. Nothing here (nor the
  * `redis` package) is loaded for the default in-memory store.
  */
-import type { Runs } from "../http/runs.js";
+import type { Runs } from "../turn/runs.js";
 import type { SharedJournal } from "../journal/shared.js";
 import type { ResolvedServerOptions } from "../options.js";
 import type { Controls } from "../session/controls.js";

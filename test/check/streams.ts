@@ -63,7 +63,7 @@ const MESSAGE_DONE = {
   content: [{ type: "output_text", text: "Hello there!", annotations: [] }],
 };
 
-/** The spec's plain text stream (DIGEST §5.5, first example), numbered. */
+/** The spec's plain text stream (the first example of https://www.openresponses.org/specification, "Streaming HTTP Responses"), numbered. */
 export function textStream(): Ev[] {
   return number([
     { type: "response.created", response: snapshot() },
@@ -117,7 +117,7 @@ export const TOOL_REQUEST = {
   stream: true,
 };
 
-/** Reasoning (a summary part and raw reasoning text) then a function call (DIGEST §5.5, second example, plus raw text). */
+/** Reasoning (a summary part and raw reasoning text) then a function call (the second example there, plus raw text). */
 export function toolStream(
   reasoningDelta = "response.reasoning.delta",
   reasoningDone = "response.reasoning.done",

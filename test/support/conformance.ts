@@ -1,7 +1,7 @@
 /**
  * Conformance checks written from the spec, not from our emitter: every event
  * and response validates against the zod spec schemas; the stream obeys the
- * ordering rules of DIGEST §5.3; and the fold of the stream equals the
+ * ordering rules of the spec's streaming rules (https://www.openresponses.org/specification, "Streaming HTTP Responses"); and the fold of the stream equals the
  * terminal event's response, field for field.
  */
 import { expect } from "vitest";

@@ -1,5 +1,4 @@
 /** The `x-mock-session` header, and the store as one session sees it. */
-import type { Context } from "koa";
 import { ApiError } from "../spec/index.js";
 import type { ResponseStore } from "../store/response-store.js";
 
@@ -19,8 +18,6 @@ export function sessionOf(value: string | undefined): string | null {
   }
   return value;
 }
-
-export const sessionOfContext = (ctx: Context) => sessionOf(ctx.get("x-mock-session") || undefined);
 
 /** The store as one session sees it: only the responses created in that session (or with no session). */
 export function sessionStore(store: ResponseStore, session: string | null): Pick<ResponseStore, "get"> {
