@@ -121,7 +121,7 @@ function setUp() {
     }
     say(`installing ${names} with apt-get`);
     run(first, [...rest, "update", "-q"]);
-    run(first, [...rest, "install", "-y", "-q", ...missing]);
+    run(first, [...rest, "install", "-y", "-q", "-o", "DPkg::Lock::Timeout=300", ...missing]);
     const still = missingPackages();
     if (still.length > 0) {
       console.error(`npm test: apt-get installed ${missing.join(", ")}, yet ${still.join(", ")} is still missing.`);
