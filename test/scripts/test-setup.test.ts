@@ -72,6 +72,9 @@ describe("npm test's set-up, when it cannot install what the tests need", () => 
     expect(run.output).toContain("sudo asks for a password");
     expect(run.output).toContain("\n    sudo apt-get update && sudo apt-get install -y chromium redis-server\n");
     expect(called()).toBe("sudo -n true\n");
+    // The README quotes this message.
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    expect(readme).toContain(run.stderr.trim());
   });
 
   it("stops, as root without apt-get, naming the Debian command", async () => {
