@@ -24,7 +24,7 @@ export interface Browser {
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `The inspector's browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\` (.ci/run does).`,
+      `The inspector's browser tests need Chromium at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\` (npm test does when it can).`,
     );
   }
   const profile = mkdtempSync(join(tmpdir(), "openresponses-mock-chromium-"));

@@ -36,7 +36,7 @@ export async function startRedis(onPort?: number): Promise<RedisServer> {
     : spawnSync("which", ["redis-server"]).stdout?.toString().trim();
   if (!binary)
     throw new Error(
-      "redis-server is not installed: these tests need a real Redis (Debian: apt-get install redis-server; .ci/run installs it)",
+      "redis-server is not installed: these tests need a real Redis (Debian: sudo apt-get install -y redis-server; npm test installs it when it can)",
     );
   const port = onPort ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "orm-redis-"));
