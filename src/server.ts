@@ -16,7 +16,7 @@ import type { ScenarioInput, Turn } from "./scenario/schema.js";
 import { SessionControls } from "./session/controls.js";
 import { MemoryResponseStore } from "./store/response-store.js";
 import { OptionsError, resolveOptions, type ServerOptionsInput } from "./options.js";
-import { connectShared, type Shared } from "./store/shared.js";
+import { connectShared, type Shared } from "./shared-state.js";
 import { LIBRARY_DIR, loadScenarios, type LoadedScenario } from "./scenario/load.js";
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";

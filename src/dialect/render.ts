@@ -233,6 +233,12 @@ export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefine
   return `event: ${type}\ndata: ${withFloats(d, eventJson(rendered, plan?.base))}\n\n`;
 }
 
+/** The SSE message that ends a stream in the dialects that send it (`dialect.sse.done`). */
+export const DONE_FRAME = "data: [DONE]\n\n";
+
+/** What ends a stream in a dialect: `data: [DONE]`, or nothing. */
+export const doneFrame = (d: Dialect): string => (d.sse.done ? DONE_FRAME : "");
+
 /** The JSON body of a response, in the dialect. */
 export function responseBody(d: Dialect, response: ResponseResource, plan: Plan | undefined): string {
   return withFloats(d, responseJson(renderResponse(d, response, plan) as object, plan?.base));

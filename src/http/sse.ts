@@ -7,7 +7,7 @@
  * away. The sink counts the events it sent, for the journal.
  */
 import type { ServerResponse } from "node:http";
-import { DEFAULT_DIALECT, eventFrame, type Dialect } from "../dialect/index.js";
+import { DEFAULT_DIALECT, doneFrame, eventFrame, type Dialect } from "../dialect/index.js";
 import type { Plan } from "../generate/plan.js";
 import type { StreamEvent } from "../spec/index.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
@@ -30,10 +30,8 @@ export function sseFrame(event: StreamEvent, dialect: Dialect = DEFAULT_DIALECT,
   return eventFrame(dialect, event, plan);
 }
 
-export const DONE_FRAME = "data: [DONE]\n\n";
-
-/** What ends a stream in a dialect: `data: [DONE]`, or nothing. */
-export const doneFrame = (dialect: Dialect): string => (dialect.sse.done ? DONE_FRAME : "");
+/** The end of a stream lives with the dialects (the inspector needs it too); re-exported for the HTTP side. */
+export { DONE_FRAME, doneFrame } from "../dialect/index.js";
 
 /** Writes one frame; resolves false if the client is gone. */
 export function writeFrame(res: ServerResponse, frame: string): boolean | Promise<boolean> {

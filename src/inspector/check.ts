@@ -13,8 +13,7 @@ import {
   type CheckDialect,
   type Violation,
 } from "../check/index.js";
-import { DONE_FRAME } from "../http/sse.js";
-import { eventFrame, renderError, responseBody, type Dialect } from "../dialect/index.js";
+import { DONE_FRAME, eventFrame, renderError, responseBody, type Dialect } from "../dialect/index.js";
 import { finalResponse } from "../emit/final.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { Trace } from "../journal/trace.js";

@@ -7,8 +7,16 @@
  * Redis holds the cancelled record, and replies on the asker's own channel.
  */
 import { randomUUID } from "node:crypto";
-import type { Runs } from "../turn/runs.js";
 import { KEY_PREFIX, type RedisLink } from "./redis-client.js";
+
+/**
+ * What the bus asks of this process's background runs: the run an id names,
+ * to cancel it and wait until its record is written. The runs engine (above
+ * the store) meets it as it is; the store names no module of it.
+ */
+export interface LocalRuns {
+  get(id: string): { cancel(): unknown; written(): Promise<void> } | undefined;
+}
 
 const CANCEL = `${KEY_PREFIX}cancel`;
 /** How long a cancel waits for the run's owner to answer; past it, the run is taken to have no owner left. */
@@ -38,11 +46,11 @@ export class RunBus {
 
   private constructor(
     private readonly redis: RedisLink,
-    private readonly runs: Runs,
+    private readonly runs: LocalRuns,
   ) {}
 
   /** Listens for cancels of this process's runs, and for the replies to its own. */
-  static async start(redis: RedisLink, runs: Runs): Promise<RunBus> {
+  static async start(redis: RedisLink, runs: LocalRuns): Promise<RunBus> {
     const bus = new RunBus(redis, runs);
     await redis.subscribe(CANCEL, (text) => void bus.onCancel(text));
     await redis.subscribe(bus.replyChannel, (text) => bus.onReply(text));

@@ -2,22 +2,23 @@
  * The state a server shares with other processes when `store` names Redis:
  * the response store, the session controls, background runs' cancels and
  * the journal's shared view, over one connection. Nothing here (nor the
- * `redis` package) is loaded for the default in-memory store.
+ * `redis` package) is loaded for the default in-memory store. It sits
+ * beside server.ts, above the layers it wires together (store, journal,
+ * session and the runs engine).
  */
-import type { Runs } from "../turn/runs.js";
-import type { SharedJournal } from "../journal/shared.js";
-import type { ResolvedServerOptions } from "../options.js";
-import type { Controls } from "../session/controls.js";
-import type { ResponseStore } from "./response-store.js";
-import type { RunBus } from "./redis-runs.js";
-import { parseStoreUrl } from "./store-url.js";
+import type { SharedJournal } from "./journal/shared.js";
+import type { ResolvedServerOptions } from "./options.js";
+import type { Controls } from "./session/controls.js";
+import type { ResponseStore } from "./store/response-store.js";
+import type { LocalRuns, RunBus } from "./store/redis-runs.js";
+import { parseStoreUrl } from "./store/store-url.js";
 
 export interface Shared {
   store: ResponseStore;
   controls: Controls;
   journal: SharedJournal;
   /** Starts listening for cancels of this process's runs (once the runs exist). */
-  startRuns(runs: Runs): Promise<RunBus>;
+  startRuns(runs: LocalRuns): Promise<RunBus>;
   close(): Promise<void>;
 }
 
@@ -29,11 +30,11 @@ export async function connectShared(
   const location = parseStoreUrl(options.store);
   if (typeof location === "string" || location.kind === "memory") return undefined;
   const [{ RedisLink }, { RedisResponseStore }, { RedisControls }, { RunBus }, { SharedJournal }] = await Promise.all([
-    import("./redis-client.js"),
-    import("./redis-store.js"),
-    import("./redis-controls.js"),
-    import("./redis-runs.js"),
-    import("../journal/shared.js"),
+    import("./store/redis-client.js"),
+    import("./store/redis-store.js"),
+    import("./store/redis-controls.js"),
+    import("./store/redis-runs.js"),
+    import("./journal/shared.js"),
   ]);
   const link = await RedisLink.connect(location.url, location.display, report);
   return {
