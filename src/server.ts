@@ -149,7 +149,7 @@ export interface MockServer extends MockControls {
  */
 export function createDeps(options: ResolvedServerOptions, registry: ScenarioRegistry, shared?: Shared): AppDeps {
   const clock = options.timers ?? systemClock;
-  const store = shared?.store ?? new MemoryResponseStore(options.storeLimit);
+  const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
   const deps: AppDeps = {
     registry,
     store,

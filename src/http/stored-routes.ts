@@ -25,6 +25,7 @@ import {
   type StreamEvent,
 } from "../spec/index.js";
 import { asListedItem, withItemIds } from "../store/conversation.js";
+import { inputItemsUnavailable } from "../store/record-cost.js";
 import { replayEvents, type StoredResponse } from "../store/response-store.js";
 import { journalEntry, type AppDeps } from "./app.js";
 import { strictHeader } from "./control-headers.js";
@@ -245,6 +246,7 @@ export function storedRoutes(deps: AppDeps) {
     async inputItems(ctx: Context) {
       const id = ctx.params.id as string;
       const record = await stored(ctx, deps, id);
+      if (record.inputOmitted) throw inputItemsUnavailable(id, record.inputOmitted);
       const limit = queryInt(ctx, "limit", 1, 100, 20);
       const order = ctx.query.order ?? "desc";
       if (order !== "asc" && order !== "desc") {
