@@ -62,9 +62,8 @@ describe("WebSocket: the queue of pending messages is bounded", () => {
     expect(errors()).toHaveLength(1);
 
     // The journal has the refused message as a request answered an error: the last one sent.
-    const turns = (await (await fetch(`${mock.url}/__mock/requests?limit=1000`)).json()).data.filter(
-      (e: Msg) => e.method === "WS",
-    );
+    const page = (await (await fetch(`${mock.url}/__mock/requests?limit=1000`)).json()) as { data: Msg[] };
+    const turns = page.data.filter((e) => e.method === "WS");
     expect(turns).toHaveLength(count);
     const failed = turns.filter((e: Msg) => e.errorCode === "too_many_pending_requests");
     expect(failed).toHaveLength(1);
