@@ -17,6 +17,7 @@ const unknownDialect = (name: string) => {
 import type { LiveChecker } from "./proxy/live-check.js";
 import { parseUpstream } from "./proxy/upstream.js";
 import { parseStoreUrl } from "./store/store-url.js";
+import { DEFAULT_STORE_BYTES } from "./store/record-cost.js";
 
 /** The most worker processes `--workers` starts. */
 export const MAX_WORKERS = 64;
@@ -29,9 +30,11 @@ export const LOG_FORMATS = ["pretty", "json", "off"] as const;
 /** A value as an error message quotes it: text in quotes, anything else as it prints. */
 const quoted = (v: unknown) => (typeof v === "string" ? `'${v}'` : String(v));
 
-/** The message for a bad byte count, with what was given. */
-const bytesError = (issue: { input?: unknown }) =>
-  `must be a whole number of bytes, 0 or more (0 keeps no bodies); got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
+/** The message for a bad byte count, with what was given; `zero` says what 0 does. */
+const bytesMessage = (zero: string) => (issue: { input?: unknown }) =>
+  `must be a whole number of bytes, 0 or more (${zero}); got ${typeof issue.input === "string" ? JSON.stringify(issue.input) : String(issue.input)}`;
+const bytesError = bytesMessage("0 keeps no bodies");
+const storeBytesError = bytesMessage("0 keeps no inputs");
 
 export const ServerOptions = z
   .object({
@@ -45,6 +48,19 @@ export const ServerOptions = z
     apiKey: z.string().min(1).optional(),
     /** How many stored responses to keep; the oldest are evicted first. */
     storeLimit: z.number().int().min(0).max(10_000_000).default(1000),
+    /**
+     * How many bytes the stored responses may hold, estimated (the oldest are
+     * evicted first). A response over 1/16 of it is kept without its input
+     * (`input_items` answers `input_items_unavailable`; a continuation sees a
+     * stand-in: its first 16 KiB of text). 0 keeps no inputs, and then only
+     * `storeLimit` bounds it. With a Redis store it bounds each process's local view.
+     */
+    storeBytes: z
+      .number({ error: storeBytesError })
+      .int({ error: storeBytesError })
+      .min(0, { error: storeBytesError })
+      .max(Number.MAX_SAFE_INTEGER, { error: storeBytesError })
+      .default(DEFAULT_STORE_BYTES),
     /**
      * Where stored responses, background runs' state, the session controls and
      * the journal's shared view live: `memory` (this process, the default) or
@@ -196,6 +212,7 @@ export const OPTION_EXPECTS: Partial<Record<keyof ServerOptionsInput, string>> =
   seed: `a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
   apiKey: "a non-empty key",
   storeLimit: "a whole number of responses from 0 to 10000000",
+  storeBytes: "a whole number of bytes, 0 or more (0 keeps no inputs)",
   workers: `a whole number of processes from 1 to ${MAX_WORKERS}`,
   journalLimit: "a whole number of requests from 0 to 10000000",
   journalBytes: "a whole number of bytes, 0 or more (0 keeps no bodies)",

@@ -155,7 +155,7 @@ export function createDeps(
   steps?: readonly TurnStep[],
 ): AppDeps {
   const clock = options.timers ?? systemClock;
-  const store = shared?.store ?? new MemoryResponseStore(options.storeLimit);
+  const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
   const deps: AppDeps = {
     registry,
     store,

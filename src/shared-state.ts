@@ -24,7 +24,7 @@ export interface Shared {
 
 /** Connects to the store the options name; undefined for the memory store. A StoreConnectError when Redis cannot be reached. */
 export async function connectShared(
-  options: Pick<ResolvedServerOptions, "store" | "storeLimit" | "journalLimit" | "journalBytes">,
+  options: Pick<ResolvedServerOptions, "store" | "storeLimit" | "storeBytes" | "journalLimit" | "journalBytes">,
   report: (line: string) => void,
 ): Promise<Shared | undefined> {
   const location = parseStoreUrl(options.store);
@@ -38,7 +38,7 @@ export async function connectShared(
   ]);
   const link = await RedisLink.connect(location.url, location.display, report);
   return {
-    store: new RedisResponseStore(link, options.storeLimit),
+    store: new RedisResponseStore(link, options.storeLimit, options.storeBytes),
     controls: new RedisControls(link),
     journal: new SharedJournal(link, options.journalLimit, options.journalBytes),
     startRuns: (runs) => RunBus.start(link, runs),

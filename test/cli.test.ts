@@ -674,6 +674,12 @@ describe("a bad flag is named as typed, in words", () => {
     ],
     ["--store-limit", "many", "--store-limit: expected a whole number of responses from 0 to 10000000, got 'many'"],
     [
+      "--store-bytes",
+      "64MiB",
+      "--store-bytes: expected a whole number of bytes, 0 or more (0 keeps no inputs), got '64MiB'",
+    ],
+    ["--store-bytes", "-5", "--store-bytes: expected a whole number of bytes, 0 or more (0 keeps no inputs), got -5"],
+    [
       "--journal-bytes",
       "64MiB",
       "--journal-bytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got '64MiB'",

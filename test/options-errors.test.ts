@@ -26,6 +26,8 @@ describe("resolveOptions' messages", () => {
       "tokensPerSecond: expected a number of tokens per second, above 0 and at most 1000000, got 0",
     ],
     [{ journalBytes: NaN }, "journalBytes: expected a whole number of bytes, 0 or more (0 keeps no bodies), got NaN"],
+    [{ storeBytes: -1 }, "storeBytes: expected a whole number of bytes, 0 or more (0 keeps no inputs), got -1"],
+    [{ storeBytes: 1.5 }, "storeBytes: expected a whole number of bytes, 0 or more (0 keeps no inputs), got 1.5"],
     [{ host: "" }, "host: expected a host name or IP address, got nothing"],
     [{ admin: "no" }, "admin: expected true or false, got 'no'"],
     [{ scenarios: 5 }, "scenarios: expected a path, or a list of paths and scenario objects, got 5"],

@@ -132,6 +132,7 @@ interface ServeArgs extends ScenarioArgs {
   "tokens-per-second"?: number;
   "heartbeat-ms"?: number;
   "store-limit"?: number;
+  "store-bytes"?: number;
   "journal-bytes"?: number;
   store?: string;
   workers?: number;
@@ -154,6 +155,7 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   tokensPerSecond: "--tokens-per-second",
   heartbeatMs: "--heartbeat-ms",
   storeLimit: "--store-limit",
+  storeBytes: "--store-bytes",
   journalBytes: "--journal-bytes",
   store: "--store",
   workers: "--workers",
@@ -179,6 +181,7 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
       tokensPerSecond: argv["tokens-per-second"],
       heartbeatMs: argv["heartbeat-ms"],
       storeLimit: argv["store-limit"],
+      storeBytes: argv["store-bytes"],
       journalBytes: argv["journal-bytes"],
       store: argv.store,
       workers: argv.workers,
@@ -454,6 +457,12 @@ function serveFlags<T>(y: Argv<T>) {
         requiresArg: true,
         coerce: numberFlag("storeLimit"),
         describe: "Stored responses to keep; the oldest are evicted (default 1000)",
+      })
+      .option("store-bytes", {
+        requiresArg: true,
+        coerce: numberFlag("storeBytes"),
+        describe:
+          "Bytes the stored responses may hold; the oldest are evicted, a response over 1/16 of it is kept without its input items (default 64 MiB; 0 keeps no inputs)",
       })
       .option("journal-bytes", {
         requiresArg: true,

@@ -23,6 +23,7 @@ import {
   SpecCreateResponseBody,
   type StreamEvent,
 } from "../spec/index.js";
+import { inputItemsUnavailable } from "../store/record-cost.js";
 import { RepeatCounter } from "../session/repeats.js";
 import { sessionStore } from "../session/session.js";
 import { asListedItem, conversationOf, withItemIds } from "../store/conversation.js";
@@ -201,6 +202,7 @@ export function storedRoutes(deps: AppDeps) {
     async inputItems(ctx: Context) {
       const id = ctx.params.id as string;
       const record = await stored(ctx, deps, id);
+      if (record.inputOmitted) throw inputItemsUnavailable(id, record.inputOmitted);
       const limit = queryInt(ctx, "limit", 1, 100, 20);
       const order = ctx.query.order ?? "desc";
       if (order !== "asc" && order !== "desc") {

@@ -15,11 +15,11 @@ import type { JournalEntry } from "../journal/journal.js";
 import { unknownScenarioHeader } from "../scenario/registry.js";
 import { sessionOf, sessionStore } from "../session/session.js";
 import { ApiError, type CreateResponseBody, MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/index.js";
-import { storedId, type ResponseStore, type StoredResponse } from "../store/response-store.js";
+import { DEFAULT_STORE_BYTES } from "../store/record-cost.js";
+import { BoundedRecords, storedId, type ResponseStore, type StoredResponse } from "../store/response-store.js";
 import type { PaceSink } from "../timing/pacer.js";
 import { answerDialect, fromHeaders, readControls, type RequestControls } from "../turn/control-headers.js";
 import { playTurn, prepareTurn } from "../turn/turn.js";
-import { OldestKeys } from "../util/oldest-keys.js";
 import { bearerChecker } from "./auth.js";
 import type { AppDeps } from "./deps.js";
 import { renderedError } from "./raw.js";
@@ -33,6 +33,25 @@ const DISALLOWED = ["stream", "stream_options", "background"] as const;
 
 /** Responses one connection remembers for `previous_response_id`; the oldest go first. */
 export const CONNECTION_CACHE_LIMIT = 1000;
+
+/** `response.create` messages one connection may have waiting behind the turn it plays; past it, a message is refused. */
+export const PENDING_MESSAGES_LIMIT = 64;
+/** …and the bytes they may hold together (a message alone is accepted whatever its size, up to --body-limit). */
+export const PENDING_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/** What a message refused by a full queue is answered (the connection stays open for later ones). */
+export const tooManyPending = (count: number, bytes: number) =>
+  new ApiError({
+    status: 429,
+    type: "too_many_requests",
+    code: "too_many_pending_requests",
+    param: null,
+    message: `This response.create was refused: ${count} messages (${bytes} bytes) already wait on this connection behind the turn being played, and it holds at most ${PENDING_MESSAGES_LIMIT} messages or ${PENDING_BYTES_LIMIT} bytes. Wait for the events of earlier turns before sending more, or open another connection.`,
+  });
+
+/** The bytes of a message as `ws` gives it. */
+const messageBytes = (data: RawData): number =>
+  Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
 
 /** Above this many buffered bytes, an event waits until the socket has taken it. */
 const HIGH_WATER_BYTES = 1 << 20;
@@ -197,9 +216,11 @@ export function refuseUpgrade(socket: Duplex, error: ApiError, dialect: Dialect)
 
 /** One open WebSocket: its queue of messages, its response cache, and what stops its turn. */
 class Connection {
-  private readonly cache = new Map<string, StoredResponse>();
-  private readonly oldestCached = new OldestKeys(this.cache);
-  private readonly queue: { data: RawData; isBinary: boolean }[] = [];
+  /** Bounded as the store is: CONNECTION_CACHE_LIMIT responses within the store's byte budget (big inputs left out alike). */
+  private readonly cache: BoundedRecords;
+  private readonly queue: { data: RawData; isBinary: boolean; bytes: number }[] = [];
+  /** The bytes the queued messages hold. */
+  private queuedBytes = 0;
   private running = false;
   private closed = false;
   private readonly controller = new AbortController();
@@ -214,11 +235,19 @@ class Connection {
     private readonly deps: AppDeps,
     private readonly settings: ConnectionSettings,
   ) {
+    this.cache = new BoundedRecords(CONNECTION_CACHE_LIMIT, deps.store.byteLimit ?? DEFAULT_STORE_BYTES);
     const stored = sessionStore(deps.store, settings.session);
     this.lookup = { get: (id) => this.cache.get(id) ?? stored.get(id) };
     ws.on("message", (data, isBinary) => {
       if (this.closed) return;
-      this.queue.push({ data, isBinary });
+      const bytes = messageBytes(data);
+      if (
+        this.queue.length >= PENDING_MESSAGES_LIMIT ||
+        (this.queue.length > 0 && this.queuedBytes + bytes > PENDING_BYTES_LIMIT)
+      )
+        return this.refuse(data, bytes);
+      this.queue.push({ data, isBinary, bytes });
+      this.queuedBytes += bytes;
       void this.drain();
     });
     // 'error' is followed by 'close'; without a listener it would crash the process.
@@ -226,11 +255,46 @@ class Connection {
     ws.once("close", () => this.shutdown());
   }
 
+  /**
+   * Answers a message the full queue cannot take with a 429 error event, at
+   * once (ahead of the events of the turn being played); it is in the journal
+   * as a request that was answered an error. Later messages are taken again
+   * as the queue empties.
+   */
+  private refuse(data: RawData, bytes: number): void {
+    const { deps, settings } = this;
+    const error = tooManyPending(this.queue.length, this.queuedBytes);
+    const entry = deps.journal.open({
+      at: deps.wallClock.now(),
+      session: settings.session,
+      method: "WS",
+      path: "/v1/responses",
+      query: {},
+      headers: settings.raw as Record<string, string | string[]>,
+    });
+    entry.streamed = true;
+    if (deps.journal.holds(entry)) {
+      const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      const text = raw.toString("utf8");
+      let parsed: unknown = null;
+      try {
+        // Parsed only to be kept whole when it is small; a big one is kept truncated, unparsed.
+        if (bytes <= deps.journal.wholeBodyLimit) parsed = JSON.parse(text);
+      } catch {
+        // Not JSON: the journal keeps the text.
+      }
+      deps.journal.setBody(entry, text, parsed, bytes);
+    }
+    this.failTurn(entry, error);
+    deps.journal.end(entry, 0);
+  }
+
   /** Stops the current turn and drops what is queued; the socket is left to its owner. */
   shutdown(): void {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
+    this.queuedBytes = 0;
     this.controller.abort();
     this.cache.clear();
   }
@@ -252,7 +316,8 @@ class Connection {
     this.running = true;
     try {
       while (!this.closed && this.queue.length > 0) {
-        const { data, isBinary } = this.queue.shift()!;
+        const { data, isBinary, bytes } = this.queue.shift()!;
+        this.queuedBytes -= bytes;
         await this.turn(data, isBinary);
         if (this.queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -296,10 +361,7 @@ class Connection {
   }
 
   private remember(record: StoredResponse): void {
-    const id = storedId(record);
-    this.cache.delete(id);
-    this.cache.set(id, record);
-    while (this.cache.size > CONNECTION_CACHE_LIMIT) this.cache.delete(this.oldestCached.next()!);
+    this.cache.set(storedId(record), record);
   }
 
   /** One `response.create`: journal, validate, answer, remember, stream; its journal entry ends with it. */

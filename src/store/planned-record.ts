@@ -16,20 +16,44 @@ import type { Plan } from "../generate/plan.js";
 import { inputItems } from "../scenario/conversation.js";
 import type { CreateResponseBody, ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
 import { withItemIds } from "./conversation.js";
+import { inputStandIn, plannedCost, type InputOmitted } from "./record-cost.js";
 import type { StoredResponse } from "./response-store.js";
 
 export class PlannedRecord implements StoredResponse {
   private built: ResponseResource | undefined;
   private items: ItemParam[] | undefined;
+  private cost: number | undefined;
   /** The events a cancelled background run delivered (set by the run; replayed instead of the plan's). */
   events: StreamEvent[] | undefined = undefined;
+  /** Set when the record was too big to keep its input: `input` is then a stand-in (see omitInput). */
+  inputOmitted: InputOmitted | undefined = undefined;
 
   constructor(
     readonly plan: Plan,
     /** The request's `input` as validated (a string or a list of items), not copied. */
-    private readonly requestInput: CreateResponseBody["input"] | undefined,
+    private requestInput: CreateResponseBody["input"] | undefined,
     readonly session: string | null,
   ) {}
+
+  /** What keeping it costs, estimated (its plan, its input as it came, the overhead), once measured. */
+  get keptBytes(): number {
+    return (this.cost ??= plannedCost(this.plan, this.requestInput));
+  }
+
+  /**
+   * Lets go of the request's input, keeping a stand-in of it (its first text,
+   * fresh copies) that a continuation reads; `input_items` answers that it is
+   * unavailable. The cost recorded is the stand-in's.
+   */
+  omitInput(budget: number, standInChars?: number): void {
+    if (this.inputOmitted) return;
+    const bytes = this.keptBytes;
+    const standIn = inputStandIn(this.requestInput == null ? [] : inputItems(this.requestInput), standInChars);
+    this.items = withItemIds(standIn, this.plan.base.id);
+    this.requestInput = undefined;
+    this.inputOmitted = { bytes, budget };
+    this.cost = plannedCost(this.plan, this.items);
+  }
 
   /** The response's id, read from the plan (the store keys records by it without building the response). */
   get id(): string {
@@ -66,6 +90,7 @@ export class PlannedRecord implements StoredResponse {
       session: this.session,
     };
     if (this.events !== undefined) plain.events = this.events;
+    if (this.inputOmitted !== undefined) plain.inputOmitted = this.inputOmitted;
     return plain;
   }
 }

@@ -12,13 +12,19 @@
  * - the limit is Redis's: a sorted set orders the responses by their last
  *   write, and the oldest past `limit` are deleted with it, as the memory
  *   store evicts. Every key also expires a day after its last write.
+ * - `byteLimit` (`storeBytes`) is this process's: a record over 1/16 of it is
+ *   written without its input (a stand-in, as in memory), and the local view
+ *   holds at most that many bytes (records and the text they were read from).
+ *   What Redis holds in all is bounded by `limit` records of at most 1/16 of
+ *   it each, and by Redis's own `maxmemory`.
  *
  * Records are (de)serialised in redis-codec.ts only.
  */
 import type { RedisLink } from "./redis-client.js";
 import { KEY_PREFIX, KEY_TTL_MS } from "./redis-client.js";
 import { decodeRecord, encodeRecord, previousOf } from "./redis-codec.js";
-import { storedId, type ResponseStore, type StoredResponse } from "./response-store.js";
+import { keepWithin, recordCost, storedId, type ResponseStore, type StoredResponse } from "./response-store.js";
+import { DEFAULT_STORE_BYTES } from "./record-cost.js";
 import { OldestKeys } from "../util/oldest-keys.js";
 
 /** Records a process keeps in its local view at most (Redis holds the rest). */
@@ -78,15 +84,19 @@ return redis.call('DEL', '${RECORD}' .. ARGV[1])`;
 interface Local {
   record: StoredResponse;
   text?: string;
+  /** What it holds, estimated: the record and its text. */
+  cost: number;
 }
 
 export class RedisResponseStore implements ResponseStore {
   private readonly local = new Map<string, Local>();
   private readonly oldestLocal = new OldestKeys(this.local);
+  private localBytes = 0;
 
   constructor(
     private readonly redis: RedisLink,
     readonly limit = 1000,
+    readonly byteLimit = DEFAULT_STORE_BYTES,
   ) {}
 
   /** Responses in this process's local view (Redis may hold more). */
@@ -100,7 +110,8 @@ export class RedisResponseStore implements ResponseStore {
 
   put(record: StoredResponse): Promise<void> {
     const id = storedId(record);
-    this.remember(id, { record });
+    const cost = keepWithin(record, this.byteLimit);
+    this.remember(id, { record, cost });
     const text = encodeRecord(record);
     const written = this.redis
       .eval<number>(PUT, [id, text, previousOf(record), KEY_TTL_MS, this.limit])
@@ -111,13 +122,13 @@ export class RedisResponseStore implements ResponseStore {
   }
 
   delete(id: string): boolean {
-    const had = this.local.delete(id);
+    const had = this.forget(id);
     this.redis.send((c) => c.eval(DELETE, { keys: [], arguments: [id] }));
     return had;
   }
 
   async remove(id: string): Promise<boolean> {
-    this.local.delete(id);
+    this.forget(id);
     return (await this.redis.eval<number>(DELETE, [id])) === 1;
   }
 
@@ -126,19 +137,33 @@ export class RedisResponseStore implements ResponseStore {
     for (let i = 0; i < pairs.length; i += 2) {
       const [key, text] = [pairs[i], pairs[i + 1]];
       if (text === "") {
-        this.local.delete(key);
+        this.forget(key);
         continue;
       }
       // The same text as last read: the record parsed then still stands.
       if (this.local.get(key)?.text === text) continue;
-      this.remember(key, { record: decodeRecord(text), text });
+      const record = decodeRecord(text);
+      this.remember(key, { record, text, cost: recordCost(record) + text.length });
     }
   }
 
-  /** Keeps a record in the local view, newest last; the oldest go past LOCAL_VIEW_LIMIT. */
+  /** Keeps a record in the local view, newest last; the oldest go past LOCAL_VIEW_LIMIT records or `byteLimit` bytes. */
   private remember(id: string, local: Local): void {
-    this.local.delete(id);
+    this.forget(id);
     this.local.set(id, local);
-    if (this.local.size > LOCAL_VIEW_LIMIT) this.local.delete(this.oldestLocal.next()!);
+    this.localBytes += local.cost;
+    while (
+      this.local.size > LOCAL_VIEW_LIMIT ||
+      (this.byteLimit > 0 && this.localBytes > this.byteLimit && this.local.size > 1)
+    )
+      this.forget(this.oldestLocal.next()!);
+  }
+
+  /** Drops a record from the local view; true when it was there. */
+  private forget(id: string): boolean {
+    const local = this.local.get(id);
+    if (!local) return false;
+    this.localBytes -= local.cost;
+    return this.local.delete(id);
   }
 }
