@@ -34,6 +34,7 @@ import { ApiError } from "../spec/index.js";
 import { checkOptions, runCheckCommand } from "./check.js";
 import { nearestName } from "../util/nearest-name.js";
 import { findCommand, flagsMissingValues, unknownFlags } from "./args.js";
+import { tuneServeHeap } from "./heap.js";
 import { listenErrorMessage, yargsMessage } from "./errors.js";
 import { formatList } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
@@ -200,6 +201,7 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
     return;
   }
   serving = true;
+  tuneServeHeap();
   // More than one worker: this process starts them (each runs this command line again) and serves nothing itself.
   if (isWorker()) return runWorker((shell) => startServer({ ...options, workers: 1 }, shell), errorText);
   if ((options.workers ?? 1) > 1) {
