@@ -261,9 +261,9 @@ class Connection {
    * as a request that was answered an error. Later messages are taken again
    * as the queue empties.
    */
-  private refuse(data: RawData, bytes: number): void {
+  /** A message's journal entry: a request with method "WS", like an HTTP create, streamed. */
+  private openEntry(): JournalEntry {
     const { deps, settings } = this;
-    const error = tooManyPending(this.queue.length, this.queuedBytes);
     const entry = deps.journal.open({
       at: deps.wallClock.now(),
       session: settings.session,
@@ -273,6 +273,13 @@ class Connection {
       headers: settings.raw as Record<string, string | string[]>,
     });
     entry.streamed = true;
+    return entry;
+  }
+
+  private refuse(data: RawData, bytes: number): void {
+    const { deps } = this;
+    const error = tooManyPending(this.queue.length, this.queuedBytes);
+    const entry = this.openEntry();
     if (deps.journal.holds(entry)) {
       const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
       const text = raw.toString("utf8");
@@ -366,18 +373,10 @@ class Connection {
 
   /** One `response.create`: journal, validate, answer, remember, stream; its journal entry ends with it. */
   private async turn(data: RawData, isBinary: boolean): Promise<void> {
-    const { deps, settings } = this;
+    const { deps } = this;
     const started = deps.clock.now();
     // Each turn is a request in the journal (method "WS"), like an HTTP create.
-    const entry = deps.journal.open({
-      at: deps.wallClock.now(),
-      session: settings.session,
-      method: "WS",
-      path: "/v1/responses",
-      query: {},
-      headers: settings.raw as Record<string, string | string[]>,
-    });
-    entry.streamed = true;
+    const entry = this.openEntry();
     try {
       await this.answer(entry, data, isBinary, started);
     } finally {
