@@ -34,7 +34,14 @@ import { PlannedRecord } from "../store/planned-record.js";
 import type { ResponseStore } from "../store/response-store.js";
 import type { Clock } from "../timing/clock.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
-import { hasFaults, mergeFaults, resolveTiming, type TimingProfile } from "../timing/profile.js";
+import {
+  hasFaults,
+  mergeFaults,
+  resolveTiming,
+  type Faults,
+  type ResolvedTiming,
+  type TimingProfile,
+} from "../timing/profile.js";
 import { filterSlots, scheduleCursor, type Schedule, type SlotCursor } from "../timing/schedule.js";
 import type { RequestControls } from "./control-headers.js";
 import type { Run, Runs } from "./runs.js";
@@ -138,8 +145,8 @@ export interface TurnContext extends TurnInput {
 /** A mock turn whose answer is planned, stored and ready to be played. */
 export interface PreparedTurn extends TurnContext {
   answer: Answer | LazyAnswer;
-  /** Whether the answer takes time (latency, pacing, jitter, faults), so that even a JSON body is played on its schedule. */
-  paced: boolean;
+  /** Its timing, resolved once: whether it is paced (then even a JSON body is played on its schedule), its profile and faults. */
+  timing: AnswerTiming;
   /** The record the store keeps (also kept with `store: false` when the transport asked). */
   record: PlannedRecord | undefined;
   /** The inspector's timeline (none when the journal keeps nothing). */
@@ -220,12 +227,12 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
       session,
       repeat: turn.repeat,
     });
-    turn.paced = timingOf(deps, controls, planned).paced;
+    turn.timing = timingOf(deps, controls, planned);
     // Events are built only when they are sent or paced (a long answer's each as it comes due); a plain JSON answer needs only the final response.
     const answer =
       delivery === "background"
         ? withEvents(planned)
-        : delivery === "stream" || turn.paced
+        : delivery === "stream" || turn.timing.paced
           ? withStreamEvents(planned)
           : finalOnly(planned);
     turn.answer = answer;
@@ -277,7 +284,7 @@ export function timingOf(
   deps: Pick<TurnDeps, "timing">,
   controls: RequestControls | undefined,
   answer: Pick<Answer, "plan">,
-) {
+): AnswerTiming {
   const { profile, stepDelays } = resolveTiming(deps.timing, answer.plan.timing, controls?.timing);
   const faults = mergeFaults(answer.plan.fault, controls?.fault);
   const paced =
@@ -289,13 +296,15 @@ export function timingOf(
   return { profile, stepDelays, faults, paced };
 }
 
+/** An answer's timing: its profile and step delays, its faults, and whether any of it takes time. */
+export interface AnswerTiming extends ResolvedTiming {
+  faults: Faults;
+  paced: boolean;
+}
+
 /** The timing schedule of an answer's events, slot by slot as it is played (reading each event as it comes due). */
-export function scheduleOf(
-  deps: Pick<TurnDeps, "timing">,
-  controls: RequestControls | undefined,
-  answer: Answer | LazyAnswer,
-): SlotCursor {
-  const { profile, stepDelays, faults } = timingOf(deps, controls, answer);
+export function scheduleOf(timing: AnswerTiming, answer: Answer | LazyAnswer): SlotCursor {
+  const { profile, stepDelays, faults } = timing;
   const { events } = answer;
   const pauses = !stepDelays
     ? undefined
@@ -335,7 +344,7 @@ export async function playTurn(
 ): Promise<PlayResult> {
   const { entry, timeline, answer } = turn;
   try {
-    if (options.json && !turn.paced) {
+    if (options.json && !turn.timing.paced) {
       turn.outcome = answer.response.status;
       if (entry) entry.outcome = turn.outcome;
       sink.end();
@@ -344,7 +353,7 @@ export async function playTurn(
     }
     const now = () => deps.clock.now();
     const start = deps.clock.now();
-    const schedule = scheduleOf(deps, turn.controls, answer);
+    const schedule = scheduleOf(turn.timing, answer);
     const traced = tracedSink(sink, timeline, { now, done: options.done, json: options.json });
     const played = options.json ? filterSlots(schedule, (s) => s.kind !== "heartbeat") : schedule;
     const result = await playSchedule(played, traced, { clock: deps.clock, start, signal: options.signal() });
@@ -368,7 +377,7 @@ export async function playTurn(
  */
 export function startRun(deps: TurnDeps, turn: PreparedTurn): Run {
   const answer = turn.answer as Answer;
-  const schedule = filterSlots(scheduleOf(deps, turn.controls, answer), (s) => s.kind === "event" || s.kind === "done");
+  const schedule = filterSlots(scheduleOf(turn.timing, answer), (s) => s.kind === "event" || s.kind === "done");
   const run = deps.runs.start(turn.record!, answer.events, schedule);
   if (deps.steps)
     void run.finished.then(() => endTurn(deps, turn, run.state === "cancelled" ? "cancelled" : answer.response.status));
