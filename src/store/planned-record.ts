@@ -45,10 +45,10 @@ export class PlannedRecord implements StoredResponse {
    * fresh copies) that a continuation reads; `input_items` answers that it is
    * unavailable. The cost recorded is the stand-in's.
    */
-  omitInput(budget: number, standInChars?: number): void {
+  omitInput(budget: number, standInBytes?: number): void {
     if (this.inputOmitted) return;
     const bytes = this.keptBytes;
-    const standIn = inputStandIn(this.requestInput == null ? [] : inputItems(this.requestInput), standInChars);
+    const standIn = inputStandIn(this.requestInput == null ? [] : inputItems(this.requestInput), standInBytes);
     this.items = withItemIds(standIn, this.plan.base.id);
     this.requestInput = undefined;
     this.inputOmitted = { bytes, budget };

@@ -11,6 +11,7 @@
 import { planCost } from "../journal/trace.js";
 import type { Plan } from "../generate/plan.js";
 import { ApiError } from "../spec/index.js";
+import { utf8Length, utf8Prefix } from "../util/utf8.js";
 
 /** The default byte budget of the response store (64 MiB). */
 export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
@@ -18,8 +19,8 @@ export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
 export const WHOLE_INPUT_SHARE = 16;
 /** What a record costs besides its plan and its input (its objects, the store's map entry), roughly. */
 export const RECORD_OVERHEAD_BYTES = 256;
-/** The most characters of text a stand-in keeps (all its strings together): the generators read 16 KiB of a message. */
-export const STAND_IN_CHARS = 16 * 1024;
+/** The most UTF-8 bytes of text a stand-in keeps (all its strings together): the generators read 16 KiB of a message. */
+export const STAND_IN_BYTES = 16 * 1024;
 /** The most values (items, parts, keys' values) a stand-in keeps. */
 export const STAND_IN_VALUES = 1024;
 /** Strings this short are kept whole in a stand-in, outside its characters (types, roles, ids, names, statuses). */
@@ -56,51 +57,30 @@ export function valueCost(value: unknown): number {
 export const plannedCost = (plan: Plan, input: unknown): number =>
   RECORD_OVERHEAD_BYTES + planCost(plan) + (input == null ? 0 : valueCost(input));
 
-/** The characters of text a stand-in keeps under a budget: at most STAND_IN_CHARS, and 1/64 of the budget. */
-export const standInChars = (budget: number): number => Math.min(STAND_IN_CHARS, Math.floor(budget / 64));
+/** The bytes of text a stand-in keeps under a budget: at most STAND_IN_BYTES, and 1/64 of the budget. */
+export const standInBytes = (budget: number): number => Math.min(STAND_IN_BYTES, Math.floor(budget / 64));
 
 /** The largest cost a record may have and keep its input, for a budget. */
 export const wholeInputLimit = (budget: number): number => Math.floor(budget / WHOLE_INPUT_SHARE);
 
 /**
- * A fresh copy of a string's first `n` characters (whole surrogate pairs):
- * `slice` would give a string that keeps the whole parent alive (a V8 sliced
- * string), which is what leaving the input out is meant to free.
- */
-export function detachedPrefix(text: string, n: number): string {
-  if (n <= 0) return "";
-  let end = Math.min(n, text.length);
-  if (end < text.length && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-  // Built from char codes in pieces: a new flat string, sharing nothing with `text`.
-  let out = "";
-  for (let i = 0; i < end; i += 4096)
-    out += String.fromCharCode.apply(null, codes(text, i, Math.min(end, i + 4096)) as unknown as number[]);
-  return out;
-}
-
-const codes = (text: string, from: number, to: number): Uint16Array => {
-  const a = new Uint16Array(to - from);
-  for (let i = from; i < to; i++) a[i - from] = text.charCodeAt(i);
-  return a;
-};
-
-/**
  * What a record too big to keep whole keeps of its input: the same items in
  * the same shape, with its text cut so that its longer strings together keep
- * at most `maxChars` characters (the first ones, in order; strings of up to
+ * at most `maxBytes` UTF-8 bytes (the first ones, in order; strings of up to
  * 64 characters — types, roles, ids, names — are kept whole), and at most
- * `maxValues` values (the items and keys past them are left out). Every
- * string is a fresh copy: nothing of it refers to the request's own strings.
+ * `maxValues` values (the items and keys past them are left out). A cut
+ * string is a fresh copy (utf8Prefix): it does not keep the request's own
+ * long string alive.
  */
-export function inputStandIn<T>(input: T, maxChars = STAND_IN_CHARS, maxValues = STAND_IN_VALUES): T {
-  let chars = maxChars;
+export function inputStandIn<T>(input: T, maxBytes = STAND_IN_BYTES, maxValues = STAND_IN_VALUES): T {
+  let bytes = maxBytes;
   let values = maxValues;
   const cut = (value: unknown): unknown => {
     values--;
     if (typeof value === "string") {
-      if (value.length <= WHOLE_STRING_CHARS) return detachedPrefix(value, value.length);
-      const kept = detachedPrefix(value, chars);
-      chars -= kept.length;
+      if (value.length <= WHOLE_STRING_CHARS) return value;
+      const kept = utf8Prefix(value, bytes);
+      bytes -= utf8Length(kept);
       return kept;
     }
     if (typeof value !== "object" || value === null) return value;
@@ -139,5 +119,5 @@ export const inputItemsUnavailable = (id: string, omitted: InputOmitted) =>
     message:
       omitted.budget === 0
         ? `Response '${id.slice(0, 80)}' is stored without its input items: the server keeps no inputs (--store-bytes 0). Start it with a --store-bytes budget to keep them.`
-        : `Response '${id.slice(0, 80)}' is stored without its input items: with them it would hold about ${sizeText(omitted.bytes)}, over 1/16 of the store's budget of ${sizeText(omitted.budget)} (--store-bytes). Start the server with --store-bytes ${16 * omitted.bytes} or more to keep them. Continuing it with previous_response_id works, with its input cut to its first ${standInChars(omitted.budget)} characters of text.`,
+        : `Response '${id.slice(0, 80)}' is stored without its input items: with them it would hold about ${sizeText(omitted.bytes)}, over 1/16 of the store's budget of ${sizeText(omitted.budget)} (--store-bytes). Start the server with --store-bytes ${16 * omitted.bytes} or more to keep them. Continuing it with previous_response_id works, with its input cut to its first ${sizeText(standInBytes(omitted.budget))} of text.`,
   });

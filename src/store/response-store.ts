@@ -12,7 +12,7 @@ import {
   DEFAULT_STORE_BYTES,
   inputStandIn,
   RECORD_OVERHEAD_BYTES,
-  standInChars,
+  standInBytes,
   valueCost,
   wholeInputLimit,
   type InputOmitted,
@@ -44,7 +44,7 @@ export interface StoredResponse {
   /** What keeping it costs, estimated, when the record knows (a PlannedRecord); see recordCost. */
   readonly keptBytes?: number;
   /** Lets go of the input, keeping a stand-in (a PlannedRecord); see keepWithin. */
-  omitInput?(budget: number, standInChars?: number): void;
+  omitInput?(budget: number, standInBytes?: number): void;
 }
 
 /** What keeping a record costs, estimated: a PlannedRecord knows; a plain one (a proxied answer) is measured. */
@@ -66,10 +66,10 @@ export function recordCost(record: StoredResponse): number {
 export function keepWithin(record: StoredResponse, budget: number): number {
   const cost = recordCost(record);
   if (cost <= wholeInputLimit(budget) || record.inputOmitted) return cost;
-  if (record.omitInput) record.omitInput(budget, standInChars(budget));
+  if (record.omitInput) record.omitInput(budget, standInBytes(budget));
   else {
     record.inputOmitted = { bytes: cost, budget };
-    record.input = inputStandIn(record.input, standInChars(budget));
+    record.input = inputStandIn(record.input, standInBytes(budget));
   }
   return recordCost(record);
 }

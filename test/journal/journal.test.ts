@@ -1,7 +1,8 @@
 /** The journal keeps the newest entries within its count and byte bounds, in order, and pages them. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Journal, utf8Length, utf8Prefix } from "../../src/journal/journal.js";
+import { Journal } from "../../src/journal/journal.js";
+import { utf8Length, utf8Prefix } from "../../src/util/utf8.js";
 
 const open = (j: Journal, i: number, session: string | null = null) =>
   j.open({

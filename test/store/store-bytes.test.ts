@@ -9,13 +9,7 @@ import { describe, expect, it } from "vitest";
 import { expectErrorBody } from "../support/conformance.js";
 import { useServer } from "../support/server.js";
 import type { MockServer } from "../../src/server.js";
-import {
-  DEFAULT_STORE_BYTES,
-  detachedPrefix,
-  inputStandIn,
-  STAND_IN_CHARS,
-  valueCost,
-} from "../../src/store/record-cost.js";
+import { DEFAULT_STORE_BYTES, inputStandIn, STAND_IN_BYTES, valueCost } from "../../src/store/record-cost.js";
 import { MemoryResponseStore } from "../../src/store/response-store.js";
 import { resolveOptions } from "../../src/options.js";
 
@@ -122,7 +116,7 @@ describe("storeBytes: a response over 1/16 of the budget", () => {
     });
     const standIn = await count({
       input: [
-        { role: "user", content: big.slice(0, STAND_IN_CHARS) },
+        { role: "user", content: big.slice(0, STAND_IN_BYTES) },
         ...first.json.output,
         { role: "user", content: "And then?" },
       ],
@@ -180,9 +174,12 @@ describe("the stand-in and the cost estimate", () => {
     expect(inputStandIn(input, 1000, 5)).toEqual([{ type: "message", role: "user", content: [] }]);
   });
 
-  it("detachedPrefix never cuts a surrogate pair", () => {
-    expect(detachedPrefix("ab😀c", 3)).toBe("ab");
-    expect(detachedPrefix("ab😀c", 4)).toBe("ab😀");
-    expect(detachedPrefix("abc", 10)).toBe("abc");
+  it("counts the stand-in's text in UTF-8 bytes, and never cuts a character or a surrogate pair", () => {
+    expect(inputStandIn([{ content: "é".repeat(100) }], 51)).toEqual([{ content: "é".repeat(25) }]);
+    expect(inputStandIn([{ content: "😀".repeat(50) }], 10)).toEqual([{ content: "😀😀" }]);
+    expect(inputStandIn(["é".repeat(40) + "a".repeat(40), "b".repeat(70)], 85)).toEqual([
+      "é".repeat(40) + "a".repeat(5),
+      "",
+    ]);
   });
 });
