@@ -12,9 +12,7 @@
 //
 // --snapshot FILE writes a heap snapshot of the server after the small requests (analyse it with
 // node bench/heap-top.mjs FILE).
-import http from "node:http";
-import { fileURLToPath } from "node:url";
-import { BIN, fmt, heapReport, rssMB, startProcess } from "./lib.mjs";
+import { fmt, heapReport, keepAliveClient, rssMB, startReportingServer } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const numbers = [];
@@ -30,63 +28,8 @@ const INPUT_CHARS = 1_048_000;
 const TARGET_PEAK_MB = 400;
 const TARGET_AFTER_MB = 250;
 
-const HEAP_REPORT = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
-const server = await startProcess([
-  "--expose-gc",
-  "--import",
-  HEAP_REPORT,
-  ...(SNAPSHOT ? ["--heapsnapshot-signal=SIGUSR1"] : []),
-  BIN,
-  "serve",
-  "--port",
-  "0",
-  "--log",
-  "off",
-  ...SERVE_FLAGS,
-]);
-const { hostname, port } = new URL(server.baseURL);
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-function request(method, path, payload) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname,
-        port,
-        method,
-        path,
-        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (d) => {
-          if (text.length < 300) text += d;
-        });
-        res.on("end", () => resolve({ status: res.statusCode, text }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** Sends `count` requests of `make(i)`, CONCURRENCY at a time; counts failures. */
-async function send(count, make) {
-  let next = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const res = await request("POST", "/v1/responses", make(i));
-      if (res.status !== 200 && failed++ < 3)
-        console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return failed;
-}
+const server = await startReportingServer(SERVE_FLAGS, SNAPSHOT ? ["--heapsnapshot-signal=SIGUSR1"] : []);
+const { agent, request, send } = keepAliveClient(server.baseURL, CONCURRENCY);
 
 const mb = (bytes) => bytes / 2 ** 20;
 const idle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

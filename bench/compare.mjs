@@ -7,11 +7,11 @@
 // Env: BENCH_SECONDS (default 4), ROUNDS (default 5), KINDS (default "json,short").
 import autocannon from "autocannon";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BIN, startProcess } from "./lib.mjs";
+import { BIN, cpuTimes, median, startProcess } from "./lib.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
@@ -58,9 +58,10 @@ const servers = [
   ["new", await serve(BIN)],
 ];
 
+/** CPU time so far, user + system, in ms. */
 const cpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return Number(f[11]) * 10 + Number(f[12]) * 10;
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 };
 
 /** One round on one server: req/s, and µs of server CPU per request. */
@@ -87,11 +88,6 @@ async function round(srv, kind) {
   if (failed > 0) throw new Error(`${failed} requests failed`);
   return { rps: r.requests.average, cpu: ((cpu(srv.pid) - before) * 1000) / r.requests.total };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const results = {};
 for (const kind of kinds) {

@@ -5,11 +5,11 @@
 // With -distinct the bare mock (servers/bare-mock.mjs) runs too.
 // Env: BENCH_SECONDS (default 4), ROUNDS (default 2), BENCH_AIMOCK=0 to leave aimock out.
 import autocannon from "autocannon";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcess, startServerProcess } from "./lib.mjs";
+import { cpuTimes, startProcess, startServerProcess } from "./lib.mjs";
 const arg = process.argv[2] ?? "json";
 const vary = arg.endsWith("-distinct");
 const kind = vary ? arg.slice(0, -"-distinct".length) : arg;
@@ -47,13 +47,9 @@ if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
   writeFileSync(join(tmp, "text.txt"), text);
   targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])]);
 }
-const cpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return { u: Number(f[11]) * 10, s: Number(f[12]) * 10 };
-};
 const run = async (srv) => {
   let n = 0;
-  const a = cpu(srv.pid);
+  const a = cpuTimes(srv.pid);
   const r = await autocannon({
     url: `${srv.baseURL}/responses`,
     method: "POST",
@@ -69,11 +65,11 @@ const run = async (srv) => {
         }
       : {}),
   });
-  const b = cpu(srv.pid);
+  const b = cpuTimes(srv.pid);
   const total = r.requests.total;
   const bad = r.non2xx + r.errors + r.timeouts;
-  const user = ((b.u - a.u) * 1000) / total;
-  const sys = ((b.s - a.s) * 1000) / total;
+  const user = ((b.user - a.user) * 1000) / total;
+  const sys = ((b.system - a.system) * 1000) / total;
   return {
     line: `${r.requests.average.toFixed(0)} req/s, user ${user.toFixed(1)} µs/req, sys ${sys.toFixed(1)} µs/req, total ${(user + sys).toFixed(1)}${bad ? ` (${bad} failed)` : ""}`,
     total: user + sys,

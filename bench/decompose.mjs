@@ -12,11 +12,11 @@
 // with aimock's CPU per request divided by each (the figure the "≥ 2× aimock" target reads).
 // Env: ROUNDS (default 7), BENCH_SECONDS (default 2 per target and round).
 import autocannon from "autocannon";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcess, startServerProcess } from "./lib.mjs";
+import { cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
 
 const kind = process.argv[2] ?? "json";
 if (kind !== "json" && kind !== "short") {
@@ -57,9 +57,10 @@ const targets = [
   ["ours, no store", await withOptions({ storeLimit: 0 })],
   ["ours", ours],
 ];
+/** CPU time so far, user + system, in ms. */
 const cpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10; // ms (clock ticks of 10 ms)
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 };
 let n = 0;
 const load = (srv, duration) =>
@@ -84,7 +85,6 @@ for (let r = 0; r < rounds; r++) {
     perRequest.get(name).push(((cpu(srv.pid) - before) * 1000) / result.requests.total);
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const aimock = median(perRequest.get("aimock"));
 console.log(
   `\nCPU per request (µs, user + system), every request different, ${kind === "json" ? "non-streamed" : "streamed"}; median of ${rounds} interleaved rounds of ${seconds} s × 20 connections`,

@@ -10,8 +10,7 @@
 // response keeps its input (1 MB here) and up to --store-limit (1000) of them are kept. With
 // --store they are stored, as a client that does not say otherwise would have them.
 import http from "node:http";
-import { fileURLToPath } from "node:url";
-import { BIN, fmt, heapReport, rssMB, startProcess } from "./lib.mjs";
+import { fmt, heapReport, keepAliveClient, rssMB, startReportingServer } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const numbers = [];
@@ -21,21 +20,8 @@ const STORE = args[0] === "--store" ? (args.shift(), true) : false;
 const SERVE_FLAGS = args;
 const INPUT_CHARS = 1_048_000;
 
-const HEAP_REPORT = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
-const server = await startProcess([
-  "--expose-gc",
-  "--import",
-  HEAP_REPORT,
-  BIN,
-  "serve",
-  "--port",
-  "0",
-  "--log",
-  "off",
-  ...SERVE_FLAGS,
-]);
-const { hostname, port } = new URL(server.baseURL);
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+const server = await startReportingServer(SERVE_FLAGS);
+const { agent, hostname, port, request, send } = keepAliveClient(server.baseURL, CONCURRENCY);
 
 /** The server's memory after a GC: its own report (heap) and /proc (RSS). */
 async function memory() {
@@ -45,52 +31,6 @@ async function memory() {
     heap: usage.heapUsed / 2 ** 20,
     external: (usage.external + usage.arrayBuffers) / 2 ** 20,
   };
-}
-
-function request(method, path, payload, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        hostname,
-        port,
-        method,
-        path,
-        headers: {
-          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        let size = 0;
-        let text = "";
-        res.on("data", (d) => {
-          size += d.length;
-          if (text.length < 300) text += d;
-        });
-        res.on("end", () => resolve({ status: res.statusCode, size, text }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** Sends `count` requests of `make(i)` with CONCURRENCY workers; counts failures. */
-async function send(count, make) {
-  let next = 0;
-  let failed = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const res = await request("POST", "/v1/responses", make(i), { "x-mock-seed": String(i + 1) });
-      if (res.status !== 200 && failed++ < 3)
-        console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return failed;
 }
 
 const line = (label, m) =>
@@ -136,7 +76,11 @@ console.log(
 );
 line("started", await memory());
 const t0 = performance.now();
-const failed = await send(TOTAL, () => big);
+const failed = await send(
+  TOTAL,
+  () => big,
+  (i) => ({ "x-mock-seed": String(i + 1) }),
+);
 const seconds = (performance.now() - t0) / 1000;
 line(`after ${TOTAL} × 1 MB (${fmt(seconds, 1)} s${failed ? `, ${failed} failed` : ""})`, await memory());
 const j = await journalSize();
@@ -147,7 +91,11 @@ line("after the journal was read (GET, paged)", await memory());
 const cleared = await request("DELETE", "/__mock/requests");
 if (cleared.status !== 204) console.error(`DELETE /__mock/requests: HTTP ${cleared.status}`);
 line("after DELETE /__mock/requests", await memory());
-await send(1000, (i) => JSON.stringify({ model: "m", input: `small ${i}`, ...(STORE ? {} : { store: false }) }));
+await send(
+  1000,
+  (i) => JSON.stringify({ model: "m", input: `small ${i}`, ...(STORE ? {} : { store: false }) }),
+  (i) => ({ "x-mock-seed": String(i + 1) }),
+);
 line("after 1000 small requests", await memory());
 await server.stop();
 agent.destroy();

@@ -1,5 +1,6 @@
 // Shared helpers of the benchmark scripts: start the CLI server in its own process, stats.
 import { spawn } from "node:child_process";
+import http from "node:http";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -81,4 +82,94 @@ export function heapReport(server) {
     server.child.stdout.on("data", onData);
     server.child.kill("SIGUSR2");
   });
+}
+
+/** CPU time a process has used so far, user and system, in ms (Linux /proc). */
+export function cpuTimes(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return { user: Number(f[11]) * 10, system: Number(f[12]) * 10 };
+}
+
+/** The median of some numbers (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/**
+ * `openresponses-mock serve --port 0 --log off ...serveFlags` in its own process, with
+ * `--expose-gc` and servers/heap-report.mjs, so that `heapReport(server)` can ask it for its
+ * memory after a GC. `nodeFlags` go to node before the script.
+ */
+export function startReportingServer(serveFlags = [], nodeFlags = []) {
+  const report = fileURLToPath(new URL("./servers/heap-report.mjs", import.meta.url));
+  return startProcess([
+    "--expose-gc",
+    "--import",
+    report,
+    ...nodeFlags,
+    BIN,
+    "serve",
+    "--port",
+    "0",
+    "--log",
+    "off",
+    ...serveFlags,
+  ]);
+}
+
+/**
+ * A keep-alive HTTP client of one server, at most `concurrency` connections:
+ * `request(method, path, payload?, headers?)` resolves with the status, the body's size and its
+ * text; `send(count, make, headers?)` posts `make(i)` to /v1/responses `count` times,
+ * `concurrency` at a time (`headers(i)` adds headers), and resolves with how many failed (the
+ * first three are printed).
+ */
+export function keepAliveClient(baseURL, concurrency) {
+  const { hostname, port } = new URL(baseURL);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const request = (method, path, payload, headers = {}) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          agent,
+          hostname,
+          port,
+          method,
+          path,
+          headers: {
+            ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          let size = 0;
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => {
+            size += d.length;
+            text += d;
+          });
+          res.on("end", () => resolve({ status: res.statusCode, size, text }));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+  const send = async (count, make, headers = () => ({})) => {
+    let next = 0;
+    let failed = 0;
+    const worker = async () => {
+      while (next < count) {
+        const i = next++;
+        const res = await request("POST", "/v1/responses", make(i), headers(i));
+        if (res.status !== 200 && failed++ < 3)
+          console.error(`request ${i}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return failed;
+  };
+  return { agent, hostname, port, request, send };
 }

@@ -6,8 +6,8 @@
 //
 //   npm run bench:store          (builds, then: node --expose-gc bench/store.mjs)
 //   node --expose-gc bench/store.mjs [total] [concurrency]
-import http from "node:http";
 import { startMockServer } from "../dist/index.js";
+import { keepAliveClient } from "./lib.mjs";
 
 const TOTAL = Number(process.argv[2] ?? 100_000);
 const CONCURRENCY = Number(process.argv[3] ?? 32);
@@ -18,34 +18,11 @@ if (CHECKPOINTS.at(-1) !== TOTAL) CHECKPOINTS.push(TOTAL);
 const RECENT = 5 * STORE_LIMIT;
 
 const mock = await startMockServer({ port: 0, storeLimit: STORE_LIMIT });
-const { hostname, port } = new URL(mock.url);
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-/** One request over the keep-alive agent; resolves with status and body text. */
-function request(method, path, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      {
-        agent,
-        hostname,
-        port,
-        method,
-        path,
-        headers: payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {},
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (text += d));
-        res.on("end", () => resolve({ status: res.statusCode, text }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
+const client = keepAliveClient(mock.url, CONCURRENCY);
+const { agent } = client;
+/** One request over the keep-alive agent, with a JSON body; resolves with status and body text. */
+const request = (method, path, body) =>
+  client.request(method, path, body === undefined ? undefined : JSON.stringify(body));
 
 // The newest ids in a ring (bounded, so the client's own memory stays flat too).
 const recent = new Array(RECENT);
