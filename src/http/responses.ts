@@ -7,17 +7,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dialectHeaders, responseBody } from "../dialect/index.js";
 import type { JournalEntry } from "../journal/journal.js";
-import { sessionOf, sessionStore } from "../session/session.js";
 import { ApiError } from "../spec/index.js";
 import type { AbortLike, PaceSink } from "../timing/pacer.js";
-import { fromHeaders, readControls } from "../turn/control-headers.js";
 import { playTurn, prepareTurn, startRun } from "../turn/turn.js";
-import { readObjectBody } from "./body.js";
+import { readCreateRequest } from "./create-request.js";
 import type { AppDeps } from "./deps.js";
 import { followRun } from "./follow-run.js";
 import { sendJson } from "./raw.js";
 import { sseSink } from "./sse.js";
-import { parseCreateRequest } from "./validate.js";
 
 /**
  * Aborts when the client goes away before the response finished (or the
@@ -51,13 +48,8 @@ export async function handleCreateResponse(
   deps: AppDeps,
   entry: JournalEntry | undefined,
 ): Promise<void> {
-  const started = deps.clock.now();
-  const { json } = await readObjectBody(req, deps, entry);
-  const headers = fromHeaders(req.headers);
-  // The headers are checked before the body: x-mock-strict says how to read it.
-  const controls = readControls(headers);
-  const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
-  const dialect = controls.dialect ?? deps.dialect;
+  const { input } = await readCreateRequest(req, deps, entry);
+  const { request, dialect, started } = input;
   if (request.background && request.store === false) {
     throw new ApiError({
       status: 400,
@@ -67,15 +59,8 @@ export async function handleCreateResponse(
       message: "A background response must be stored: drop store: false, or background: true.",
     });
   }
-  const session = sessionOf(headers.get("x-mock-session") || undefined);
   const turn = await prepareTurn(deps, {
-    request,
-    controls,
-    dialect,
-    session,
-    lookup: sessionStore(deps.store, session),
-    entry,
-    started,
+    ...input,
     transport: "http",
     delivery: request.background ? "background" : request.stream ? "stream" : "json",
   });

@@ -9,7 +9,7 @@
  * spec's way when the upstream does.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { dialectHeaders, renderEvent, responseBody, toJson, type Dialect } from "../dialect/index.js";
+import { dialectHeaders, renderEvent, responseBody, toJson } from "../dialect/index.js";
 import {
   answerIds,
   buildBaseResponse,
@@ -19,13 +19,10 @@ import {
   type Plan,
 } from "../generate/index.js";
 import { requestEcho } from "../generate/assemble.js";
-import { readObjectBody } from "../http/body.js";
+import { readCreateRequest } from "../http/create-request.js";
 import { renderedError, sendJson } from "../http/raw.js";
-import { sessionOf, sessionStore } from "../session/session.js";
-import { fromHeaders, readControls } from "../turn/control-headers.js";
 import { beginTurn, countRepeat, endTurn, type TurnContext } from "../turn/turn.js";
 import { doneFrame, sseHeaders, writeFrame } from "../http/sse.js";
-import { parseCreateRequest } from "../http/validate.js";
 import type { JournalEntry } from "../journal/journal.js";
 import type { RecordedAnswer, RecordedEvent } from "../record/from-exchange.js";
 import { inputItems } from "../scenario/conversation.js";
@@ -128,24 +125,12 @@ export async function forwardChatCreate(
   entry: JournalEntry | undefined,
 ): Promise<void> {
   const { deps } = p;
-  const started = deps.clock.now();
-  const { json } = await readObjectBody(req, deps, entry);
-  const headers = fromHeaders(req.headers);
-  const controls = readControls(headers);
-  const dialect: Dialect = controls.dialect ?? deps.dialect;
-  const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
-  const session = sessionOf(headers.get("x-mock-session") || undefined);
+  const { json, input } = await readCreateRequest(req, deps, entry);
   // The turn's first steps are the mock's: the chain (a shared store fetches it first), the conversation, the seed.
   const turn = await beginTurn(deps, {
-    request,
-    controls,
-    dialect,
-    session,
-    lookup: sessionStore(deps.store, session),
-    entry,
-    started,
+    ...input,
     transport: "proxy",
-    delivery: request.stream === true ? "stream" : "json",
+    delivery: input.request.stream === true ? "stream" : "json",
   });
   try {
     await translateTurn(p, req, res, turn, json);

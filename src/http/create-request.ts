@@ -1,0 +1,36 @@
+/**
+ * A `POST /v1/responses` as every HTTP transport reads it (the mock's own
+ * handler, the proxy's Chat Completions translation): the body (into the
+ * journal), the `x-mock-*` control headers (checked first: `x-mock-strict`
+ * says how to read the body), the request validated, its dialect and
+ * session. What comes back is the turn's input but for how it is delivered.
+ */
+import type { IncomingMessage } from "node:http";
+import type { JournalEntry } from "../journal/journal.js";
+import { sessionOf, sessionStore } from "../session/session.js";
+import { fromHeaders, readControls } from "../turn/control-headers.js";
+import type { TurnInput } from "../turn/turn.js";
+import { readObjectBody } from "./body.js";
+import type { AppDeps } from "./deps.js";
+import { parseCreateRequest } from "./validate.js";
+
+export type CreateRequest = Omit<TurnInput, "transport" | "delivery">;
+
+/** Reads and validates a create request; throws the ApiError (a 4xx) of a bad body or header. */
+export async function readCreateRequest(
+  req: IncomingMessage,
+  deps: AppDeps,
+  entry: JournalEntry | undefined,
+): Promise<{ json: Record<string, unknown>; input: CreateRequest }> {
+  const started = deps.clock.now();
+  const { json } = await readObjectBody(req, deps, entry);
+  const headers = fromHeaders(req.headers);
+  const controls = readControls(headers);
+  const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
+  const session = sessionOf(headers.get("x-mock-session") || undefined);
+  const lookup = sessionStore(deps.store, session);
+  return {
+    json,
+    input: { request, controls, dialect: controls.dialect ?? deps.dialect, session, lookup, entry, started },
+  };
+}
