@@ -3,25 +3,31 @@
  * handler, the proxy's Chat Completions translation): the body (into the
  * journal), the `x-mock-*` control headers (checked first: `x-mock-strict`
  * says how to read the body), the request validated, its dialect and
- * session. What comes back is the turn's input but for how it is delivered.
+ * session. What comes back is the turn's input, built here as one object
+ * literal: a spread copy that then gains the turn's keys would get a V8 map
+ * of its own per request once optimised (docs/decisions.md, "No spread copy
+ * that gains a key where every answer passes").
  */
 import type { IncomingMessage } from "node:http";
 import type { JournalEntry } from "../journal/journal.js";
 import { sessionOf, sessionStore } from "../session/session.js";
 import { fromHeaders, readControls } from "../turn/control-headers.js";
-import type { TurnInput } from "../turn/turn.js";
+import type { Transport, TurnInput } from "../turn/turn.js";
 import { readObjectBody } from "./body.js";
 import type { AppDeps } from "./deps.js";
 import { parseCreateRequest } from "./validate.js";
 
-export type CreateRequest = Omit<TurnInput, "transport" | "delivery">;
-
-/** Reads and validates a create request; throws the ApiError (a 4xx) of a bad body or header. */
+/**
+ * Reads and validates a create request; throws the ApiError (a 4xx) of a bad
+ * body or header. Its delivery is a background run, a stream or a JSON body,
+ * as the request asks.
+ */
 export async function readCreateRequest(
   req: IncomingMessage,
   deps: AppDeps,
   entry: JournalEntry | undefined,
-): Promise<{ json: Record<string, unknown>; input: CreateRequest }> {
+  transport: Transport,
+): Promise<{ json: Record<string, unknown>; input: TurnInput }> {
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps, entry);
   const headers = fromHeaders(req.headers);
@@ -29,8 +35,7 @@ export async function readCreateRequest(
   const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const lookup = sessionStore(deps.store, session);
-  return {
-    json,
-    input: { request, controls, dialect: controls.dialect ?? deps.dialect, session, lookup, entry, started },
-  };
+  const dialect = controls.dialect ?? deps.dialect;
+  const delivery = request.background ? "background" : request.stream ? "stream" : "json";
+  return { json, input: { request, controls, dialect, session, lookup, entry, started, transport, delivery } };
 }

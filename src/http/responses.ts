@@ -48,7 +48,7 @@ export async function handleCreateResponse(
   deps: AppDeps,
   entry: JournalEntry | undefined,
 ): Promise<void> {
-  const { input } = await readCreateRequest(req, deps, entry);
+  const { input } = await readCreateRequest(req, deps, entry, "http");
   const { request, dialect, started } = input;
   if (request.background && request.store === false) {
     throw new ApiError({
@@ -59,11 +59,7 @@ export async function handleCreateResponse(
       message: "A background response must be stored: drop store: false, or background: true.",
     });
   }
-  const turn = await prepareTurn(deps, {
-    ...input,
-    transport: "http",
-    delivery: request.background ? "background" : request.stream ? "stream" : "json",
-  });
+  const turn = await prepareTurn(deps, input);
   const { answer } = turn;
   const { plan } = answer;
   const answerHeaders = () => ({

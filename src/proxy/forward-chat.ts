@@ -125,13 +125,11 @@ export async function forwardChatCreate(
   entry: JournalEntry | undefined,
 ): Promise<void> {
   const { deps } = p;
-  const { json, input } = await readCreateRequest(req, deps, entry);
+  const { json, input } = await readCreateRequest(req, deps, entry, "proxy");
+  // Answered as it arrives from the upstream, never as a background run.
+  input.delivery = input.request.stream === true ? "stream" : "json";
   // The turn's first steps are the mock's: the chain (a shared store fetches it first), the conversation, the seed.
-  const turn = await beginTurn(deps, {
-    ...input,
-    transport: "proxy",
-    delivery: input.request.stream === true ? "stream" : "json",
-  });
+  const turn = await beginTurn(deps, input);
   try {
     await translateTurn(p, req, res, turn, json);
   } finally {
