@@ -23,12 +23,21 @@ const LAYERS = [
   {
     name: "core",
     // scenario/load.ts reads files: it sits with the state, above the pure core.
-    paths: ["^src/scenario/(?!load[.]ts$)", "^src/(generate|emit|dialect|timing|check|record)/"],
+    paths: [
+      "^src/scenario/(?!load[.]ts$)",
+      "^src/(generate|emit|dialect|timing|check|record)/",
+      "^src/service/(?!load[.]ts$)",
+    ],
     what: "the pure core: scenario/ (not its loader), generate/, emit/, dialect/, timing/, check/, record/",
   },
   {
     name: "state",
-    paths: ["^src/(store|journal|session|log)/", "^src/inspector/(?!page/)", "^src/scenario/load[.]ts$"],
+    paths: [
+      "^src/(store|journal|session|log)/",
+      "^src/inspector/(?!page/)",
+      "^src/scenario/load[.]ts$",
+      "^src/service/load[.]ts$",
+    ],
     what: "state: store/, journal/, session/, log/, inspector/ (not its page), and scenario/load.ts",
   },
   { name: "turn", paths: ["^src/turn/"], what: "turn/: the one path every turn goes through" },

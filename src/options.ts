@@ -124,6 +124,25 @@ export const ServerOptions = z
     /** Send `: keep-alive` comments after this many idle ms (0 = never; not given: 0, or a recorded scenario's own). */
     heartbeatMs: z.number().min(0).max(3_600_000).optional(),
     /**
+     * The service file (issue 26): models with prices, limits, capacity and a
+     * latency profile; limits per key; named profiles. A path to a JSON file
+     * (service.schema.json), or the same object. Without it nothing is
+     * limited and nothing is slow; prices still apply (costUsd, budgets).
+     */
+    service: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    /** The latency profile of every answer whose model names none (`instant`, `fast`, `typical`, `slow-reasoning`, or the service file's). */
+    profile: z.string().min(1).optional(),
+    /** Requests per minute, per API key × model, for every model the service file gives no limit. */
+    rpm: z.number().int().positive().max(1_000_000_000).optional(),
+    /** Tokens per minute (input + output), per API key × model, for every model the service file gives no limit. */
+    tpm: z.number().int().positive().max(1_000_000_000_000).optional(),
+    /** Answers playing at once, server-wide (a model's own `maxConcurrent` in the service file wins). */
+    maxConcurrent: z.number().int().positive().max(1_000_000).optional(),
+    /** Answers that may wait for a slot beyond maxConcurrent (default 0). */
+    queue: z.number().int().min(0).max(1_000_000).optional(),
+    /** The longest an answer waits in the queue before a 503, in ms (default: no limit). */
+    queueTimeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    /**
      * The request log: `pretty` (a start summary, one line per request as it
      * ends, a stop line; coloured on a terminal), `json` (the same as one JSON
      * object per line) or `off`. Off unless asked (the CLI's default is pretty).
@@ -227,6 +246,13 @@ export const OPTION_EXPECTS: Partial<Record<keyof ServerOptionsInput, string>> =
   jitterMs: "a number of milliseconds from 0 to 3600000",
   tokensPerSecond: "a number of tokens per second, above 0 and at most 1000000",
   heartbeatMs: "a number of milliseconds from 0 to 3600000 (0: never)",
+  service: "a path to a service file, or a service object",
+  profile: "a latency profile's name",
+  rpm: "a whole number of requests per minute, 1 or more",
+  tpm: "a whole number of tokens per minute, 1 or more",
+  maxConcurrent: "a whole number of answers, 1 or more",
+  queue: "a whole number of waiting answers, 0 or more",
+  queueTimeoutMs: "a whole number of milliseconds from 1 to 3600000",
 };
 
 /** A value as a message quotes it: text in quotes (cut at 80 characters), '' as nothing, anything else as JSON. */

@@ -21,6 +21,8 @@ import { LIBRARY_DIR, loadScenarios, type LoadedScenario } from "./scenario/load
 import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
+import { loadService } from "./service/load.js";
+import { defaultService, type Service } from "./service/service.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
 import { resolve as resolvePath, sep } from "node:path";
@@ -153,6 +155,7 @@ export function createDeps(
   registry: ScenarioRegistry,
   shared?: Shared,
   steps?: readonly TurnStep[],
+  service: Service = defaultService(),
 ): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
@@ -180,6 +183,7 @@ export function createDeps(
     },
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
+    service,
     steps: steps && steps.length > 0 ? steps : undefined,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
@@ -265,9 +269,10 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
     );
   }
   const { registry, counts } = await loadServerScenarios(options);
+  const service = await loadService(options);
   // Redis is reached before anything listens: a store that cannot be reached is a startup error.
   const shared = await connectShared(options, (line) => console.error(line));
-  const deps = createDeps(options, registry, shared, shell.steps);
+  const deps = createDeps(options, registry, shared, shell.steps, service);
   if (shared)
     await shared.startRuns(deps.runs).then(
       (bus) => (deps.runBus = bus),

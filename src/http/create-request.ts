@@ -11,6 +11,7 @@
 import type { IncomingMessage } from "node:http";
 import type { JournalEntry } from "../journal/journal.js";
 import { sessionOf, sessionStore } from "../session/session.js";
+import { apiKeyOf } from "../service/service.js";
 import { fromHeaders, readControls } from "../turn/control-headers.js";
 import type { Transport, TurnInput } from "../turn/turn.js";
 import { readObjectBody } from "./body.js";
@@ -37,5 +38,6 @@ export async function readCreateRequest(
   const lookup = sessionStore(deps.store, session);
   const dialect = controls.dialect ?? deps.dialect;
   const delivery = request.background ? "background" : request.stream ? "stream" : "json";
-  return { json, input: { request, controls, dialect, session, lookup, entry, started, transport, delivery } };
+  const key = apiKeyOf(req.headers.authorization);
+  return { json, input: { request, controls, dialect, session, key, lookup, entry, started, transport, delivery } };
 }

@@ -62,9 +62,11 @@ export async function handleCreateResponse(
   const turn = await prepareTurn(deps, input);
   const { answer } = turn;
   const { plan } = answer;
+  // With the headers the turn's steps added (the limiter's x-ratelimit-*).
   const answerHeaders = () => ({
     "x-mock-scenario": answer.scenario.name,
     ...dialectHeaders(dialect, plan.base.id, deps.clock.now() - started),
+    ...turn.headers,
   });
 
   if (request.background) {

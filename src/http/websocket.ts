@@ -7,6 +7,7 @@
  * connection run in order; each connection keeps a cache of the responses it
  * produced, so `store: false` responses can be continued on it.
  */
+import { apiKeyOf } from "../service/service.js";
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
@@ -171,6 +172,8 @@ interface ConnectionSettings {
   raw: IncomingMessage["headers"];
   /** Read every message against the spec alone (the upgrade's `x-mock-strict`, else the server's option). */
   strict: boolean;
+  /** The upgrade request's API key (limits and usage are kept per key). */
+  key: string | null;
 }
 
 /** Checks the upgrade request (auth, then control headers); throws the ApiError it is refused with. */
@@ -192,7 +195,7 @@ function checkUpgrade(
   const scenario = controls.scenario;
   if (scenario !== undefined && !deps.registry.byName.has(scenario))
     throw unknownScenarioHeader(deps.registry, scenario);
-  return { dialect, session, controls, raw: req.headers, strict };
+  return { dialect, session, controls, raw: req.headers, strict, key: apiKeyOf(req.headers.authorization) };
 }
 
 /** Answers an upgrade request with an HTTP error (JSON body) and closes the socket. */
@@ -426,6 +429,7 @@ class Connection {
         controls: settings.controls,
         dialect: settings.dialect,
         session: settings.session,
+        key: settings.key,
         lookup: this.lookup,
         // A response of this connection is at hand: a shared store is not asked for it.
         holds: this.holds,

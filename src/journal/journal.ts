@@ -99,6 +99,26 @@ export interface JournalEntry {
   upstream: { api: string; url: string; status: number | null; error: string | null } | null;
   /** Proxy mode: what the live conformance check found in the answer; null when it was not checked. */
   violations: { index: number | null; path: string | null; message: string }[] | null;
+  /** What the answer costs in USD, from its model's prices and its usage (src/service/); null when no answer was planned. */
+  costUsd: number | null;
+  /**
+   * What the limiter decided (src/turn/limits.ts): `passed`, or why the
+   * request was refused (`rate_limited`, `insufficient_quota`, `overloaded`),
+   * and the `x-ratelimit-*` / `retry-after` headers it answered with; null
+   * when the request never reached it.
+   */
+  limits: JournalLimits | null;
+  /** How long the answer waited in the model's queue for a free slot, in ms (0: none); null when it never reached the queue. */
+  waitMs: number | null;
+}
+
+/** The limiter's verdict on a request, as its journal entry keeps it. */
+export interface JournalLimits {
+  verdict: "passed" | "rate_limited" | "insufficient_quota" | "overloaded";
+  /** Which limit refused it: `requests` or `tokens` (rate_limited), `budget`, or `queue` / `queue_timeout` (overloaded); null when passed. */
+  limit: string | null;
+  /** The headers that came with the verdict (`x-ratelimit-*`, `retry-after`, `retry-after-ms`). */
+  headers: Record<string, string>;
 }
 
 /** Called with an entry once its request has ended (`outcome`, `endedAt` and `durationMs` set). */
@@ -241,6 +261,9 @@ export class Journal {
       durationMs: null,
       upstream: null,
       violations: null,
+      costUsd: null,
+      limits: null,
+      waitMs: null,
     };
     this.inFlight++;
     if (this.limit === 0) return entry;

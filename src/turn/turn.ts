@@ -32,6 +32,7 @@ import type { CreateResponseBody, ItemParam, ResponseResource } from "../spec/in
 import { conversationOf } from "../store/conversation.js";
 import { PlannedRecord } from "../store/planned-record.js";
 import type { ResponseStore } from "../store/response-store.js";
+import type { Service } from "../service/service.js";
 import type { Clock } from "../timing/clock.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
 import {
@@ -71,6 +72,8 @@ export interface TurnDeps {
   dialect: Dialect;
   /** What runs in every turn besides the answer itself (see TurnStep); none by default. */
   steps?: readonly TurnStep[];
+  /** The service it plays (models, prices, limits, profiles): src/service/. */
+  service: Service;
   /** Called with errors that are the server's fault (500s), and a step's failure to end. */
   onError?: (error: unknown) => void;
 }
@@ -110,6 +113,8 @@ export interface TurnInput {
   controls: RequestControls;
   dialect: Dialect;
   session: string | null;
+  /** The API key it carried (the bearer token), or null: limits and usage are kept per key. */
+  key: string | null;
   /** Where earlier responses are looked up: the session's view of the store (a WebSocket connection's cache first). */
   lookup: Pick<ResponseStore, "get">;
   /** Whether `lookup` holds a response without asking a shared store first (a WebSocket connection's cache). */
@@ -140,6 +145,8 @@ export interface TurnContext extends TurnInput {
   ended: boolean;
   /** Room for steps to keep what they need until `end`, by their name. */
   notes: Record<string, unknown> | undefined;
+  /** Headers steps add to the answer (`x-ratelimit-*`): an HTTP transport sends them with its answer. */
+  headers: Record<string, string> | undefined;
 }
 
 /** A mock turn whose answer is planned, stored and ready to be played. */
@@ -172,6 +179,7 @@ export async function beginTurn(deps: TurnDeps, input: TurnInput): Promise<TurnC
   turn.outcome = undefined;
   turn.ended = false;
   turn.notes = undefined;
+  turn.headers = undefined;
   const { steps } = deps;
   if (steps) {
     try {
