@@ -147,6 +147,8 @@ export interface TurnContext extends TurnInput {
   notes: Record<string, unknown> | undefined;
   /** Headers steps add to the answer (`x-ratelimit-*`): an HTTP transport sends them with its answer. */
   headers: Record<string, string> | undefined;
+  /** Why a step refused the turn (set by the step before it throws; usage totals count refusals by it). */
+  refused: "rate_limited" | "insufficient_quota" | "overloaded" | undefined;
 }
 
 /** A mock turn whose answer is planned, stored and ready to be played. */
@@ -180,6 +182,7 @@ export async function beginTurn(deps: TurnDeps, input: TurnInput): Promise<TurnC
   turn.ended = false;
   turn.notes = undefined;
   turn.headers = undefined;
+  turn.refused = undefined;
   const { steps } = deps;
   if (steps) {
     try {
