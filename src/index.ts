@@ -16,7 +16,14 @@ export {
   type MockControls,
   type TurnInput,
 } from "./server.js";
-export type { JournalEntry } from "./journal/journal.js";
+export type { JournalEntry, JournalLimits } from "./journal/journal.js";
+export {
+  LimitsError,
+  type LimitsPatch,
+  type LimitsView,
+  type UsageReport,
+  type UsageTotals,
+} from "./service/limits.js";
 export type { Scenario, ScenarioInput } from "./scenario/schema.js";
 export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";

@@ -22,6 +22,9 @@ import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { loadService } from "./service/load.js";
+import { limitsView, parseLimitsPatch, type LimitsPatch, type LimitsView, type UsageReport } from "./service/limits.js";
+import { MemoryLimits } from "./store/limits-memory.js";
+import { limitsStep } from "./turn/limits.js";
 import { defaultService, type Service } from "./service/service.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
@@ -108,8 +111,25 @@ export interface MockControls {
   use(scenario: ScenarioInput, options?: { times?: number }): void;
   /** Lines up one-shot answers, in order: each request takes the next turn (before `use` and the selection rules). */
   enqueue(...turns: TurnInput[]): void;
-  /** Forgets the journal entries and the `use`/`enqueue` controls. */
+  /**
+   * Forgets the journal entries and the `use`/`enqueue` controls, and the
+   * limiter's state: buckets (full again), spend (the budget is whole again),
+   * usage totals and the limits set with `limits()`.
+   */
   reset(): void;
+  /**
+   * Sets limits of its own (`rpm`, `tpm`, `budgetUsd`; null clears one, a
+   * field left out stays as it is), over the server's, the model's and the
+   * key's. A bad value throws a LimitsError at once, listing each problem;
+   * resolves with the limits it now has. Sessions never share buckets.
+   */
+  limits(limits: LimitsPatch): Promise<LimitsView>;
+  /**
+   * Usage totals: requests answered, their tokens and cost, and refusals by
+   * reason, per session, key (masked) and model. The server's: every
+   * session's; a session's: its own.
+   */
+  usage(): Promise<UsageReport>;
 }
 
 /**
@@ -159,6 +179,7 @@ export function createDeps(
 ): AppDeps {
   const clock = options.timers ?? systemClock;
   const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
+  const limits = shared?.limits ?? new MemoryLimits(clock);
   const deps: AppDeps = {
     registry,
     store,
@@ -184,7 +205,9 @@ export function createDeps(
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
     service,
-    steps: steps && steps.length > 0 ? steps : undefined,
+    limits,
+    // The limiter first: a refused request waits in no queue.
+    steps: [limitsStep(service, limits), ...(steps ?? [])],
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   if (options.upstream !== undefined) {
@@ -368,6 +391,11 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
 
   const { journal, controls } = deps;
   const report = deps.onError!;
+  // A bad value throws at once (as use() does); the write is awaited (Redis).
+  const setLimits = (id: string | null, patch: LimitsPatch, label: string): Promise<LimitsView> => {
+    const valid = parseLimitsPatch(patch, label);
+    return Promise.resolve(deps.limits.setSessionLimits(id, valid)).then((own) => limitsView(id, own, deps.service));
+  };
   const session = (id = `session-${process.pid}-${++sessionCounter}`): MockSession => {
     sessionOf(id); // the same rule as the header
     return {
@@ -382,7 +410,10 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
         journal.clear(id);
         settle(deps.sharedJournal?.clear(id), report);
         settle(controls.reset(id), report);
+        settle(deps.limits.reset(id), report);
       },
+      limits: (patch) => setLimits(id, patch, "session.limits()"),
+      usage: async () => deps.limits.usage(id),
     };
   };
 
@@ -400,7 +431,10 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
       journal.clear();
       settle(deps.sharedJournal?.clear(), report);
       settle(controls.reset(), report);
+      settle(deps.limits.reset(undefined), report);
     },
+    limits: (patch) => setLimits(null, patch, "mock.limits()"),
+    usage: async () => deps.limits.usage(undefined),
     session,
     close,
     [Symbol.asyncDispose]: close,

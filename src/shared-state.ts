@@ -1,13 +1,14 @@
 /**
  * The state a server shares with other processes when `store` names Redis:
  * the response store, the session controls, background runs' cancels and
- * the journal's shared view, over one connection. Nothing here (nor the
+ * the journal's shared view, the limiter's state, over one connection. Nothing here (nor the
  * `redis` package) is loaded for the default in-memory store. It sits
  * beside server.ts, above the layers it wires together (store, journal,
  * session and the runs engine).
  */
 import type { SharedJournal } from "./journal/shared.js";
 import type { ResolvedServerOptions } from "./options.js";
+import type { LimitsStore } from "./service/limits.js";
 import type { Controls } from "./session/controls.js";
 import type { ResponseStore } from "./store/response-store.js";
 import type { LocalRuns, RunBus } from "./store/redis-runs.js";
@@ -17,6 +18,8 @@ export interface Shared {
   store: ResponseStore;
   controls: Controls;
   journal: SharedJournal;
+  /** The limiter's buckets, spend, session limits and usage totals. */
+  limits: LimitsStore;
   /** Starts listening for cancels of this process's runs (once the runs exist). */
   startRuns(runs: LocalRuns): Promise<RunBus>;
   close(): Promise<void>;
@@ -29,18 +32,21 @@ export async function connectShared(
 ): Promise<Shared | undefined> {
   const location = parseStoreUrl(options.store);
   if (typeof location === "string" || location.kind === "memory") return undefined;
-  const [{ RedisLink }, { RedisResponseStore }, { RedisControls }, { RunBus }, { SharedJournal }] = await Promise.all([
-    import("./store/redis-client.js"),
-    import("./store/redis-store.js"),
-    import("./store/redis-controls.js"),
-    import("./store/redis-runs.js"),
-    import("./journal/shared.js"),
-  ]);
+  const [{ RedisLink }, { RedisResponseStore }, { RedisControls }, { RunBus }, { SharedJournal }, { RedisLimits }] =
+    await Promise.all([
+      import("./store/redis-client.js"),
+      import("./store/redis-store.js"),
+      import("./store/redis-controls.js"),
+      import("./store/redis-runs.js"),
+      import("./journal/shared.js"),
+      import("./store/redis-limits.js"),
+    ]);
   const link = await RedisLink.connect(location.url, location.display, report);
   return {
     store: new RedisResponseStore(link, options.storeLimit, options.storeBytes),
     controls: new RedisControls(link),
     journal: new SharedJournal(link, options.journalLimit, options.journalBytes),
+    limits: new RedisLimits(link),
     startRuns: (runs) => RunBus.start(link, runs),
     close: () => link.close(),
   };

@@ -8,6 +8,7 @@
  * a description, listed in index.ts.
  */
 import type { IdStyle } from "../generate/ids.js";
+import type { RateLimitInfo } from "../spec/errors.js";
 
 export interface ErrorSpelling {
   /** Error `type` names: spec name → this dialect's. Names not listed are sent as they are. */
@@ -40,8 +41,10 @@ export interface ErrorSpelling {
     above: { string: string; array: string };
     message: (param: string, kind: "string" | "array", limit: number, got: number) => string;
   };
-  /** Extra headers on a 429 (e.g. `x-ratelimit-*`). */
+  /** Extra headers on a scripted 429 (e.g. `x-ratelimit-*`); never on the limiter's, which sends the real ones. */
   rateLimitHeaders?: Record<string, string>;
+  /** The `type`, `code` and message of the limiter's refusals (a bucket or the budget), spelled the dialect's way. */
+  rateLimit?: (info: RateLimitInfo) => { type: string; code: string | null; message: string };
 }
 
 export interface DialectDescription {

@@ -2,7 +2,11 @@
  * The `openai` dialect: what api.openai.com sends where it differs from the
  * spec, as measured on recorded traffic (docs/dialects.md lists each point).
  */
+import { goDuration } from "../service/bucket.js";
 import type { DialectDescription } from "./dialect.js";
+
+/** The organization OpenAI's rate limit messages name (the mock has none of its own). */
+export const OPENAI_ORG = "org-mock";
 
 export const openai: DialectDescription = {
   name: "openai",
@@ -57,6 +61,22 @@ export const openai: DialectDescription = {
       above: { string: "string_above_max_length", array: "array_above_max_length" },
       message: (param, kind, limit, got) =>
         `Invalid '${param}': ${kind} too long. Expected ${kind === "array" ? "an array" : "a string"} with maximum length ${limit}, but got ${kind === "array" ? "an array" : "a string"} with length ${got} instead.`,
+    },
+    // As api.openai.com words its rate limit and quota errors (docs/dialects.md).
+    rateLimit: (info) => {
+      if (info.kind === "budget")
+        return {
+          type: "insufficient_quota",
+          code: "insufficient_quota",
+          message:
+            "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+        };
+      const per = info.kind === "requests" ? "requests per min (RPM)" : "tokens per min (TPM)";
+      const message =
+        info.retryMs === null
+          ? `Request too large for ${info.model} in organization ${OPENAI_ORG} on ${per}: Limit ${info.limit}, Requested ${info.requested}. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.`
+          : `Rate limit reached for ${info.model} in organization ${OPENAI_ORG} on ${per}: Limit ${info.limit}, Used ${info.used}, Requested ${info.requested}. Please try again in ${goDuration(info.retryMs)}. Visit https://platform.openai.com/account/rate-limits to learn more.`;
+      return { type: info.kind, code: "rate_limit_exceeded", message };
     },
     rateLimitHeaders: {
       "x-ratelimit-limit-requests": "10000",

@@ -269,6 +269,10 @@ export function renderErrorObject(
   }
   if (error.status === 429 && type === "requests" && (code === null || code === "too_many_requests"))
     code = "rate_limit_exceeded";
+  if (error.rateLimit && spelling.rateLimit) {
+    const spelled = spelling.rateLimit(error.rateLimit);
+    return { message: spelled.message, type: spelled.type, param: error.param, code: spelled.code };
+  }
   return { message, type, param: error.param, code } as {
     type: string;
     code: string | null;
@@ -283,7 +287,7 @@ export function renderError(
   error: ApiError,
 ): { status: number; headers: Record<string, string>; body: ErrorBody } {
   const headers =
-    error.status === 429 && d.errors.rateLimitHeaders
+    error.status === 429 && d.errors.rateLimitHeaders && !error.rateLimit
       ? { ...d.errors.rateLimitHeaders, ...error.headers }
       : { ...error.headers };
   return { status: error.status, headers, body: { error: renderErrorObject(d, error) } };

@@ -16,6 +16,7 @@ import { ApiError } from "../spec/index.js";
 import { sessionOfContext, type AppDeps } from "./deps.js";
 import { readJsonBody } from "./body.js";
 import { addInspectorRoutes } from "./inspector-routes.js";
+import { addLimitsRoutes } from "./limits-routes.js";
 import { sessionOf } from "../session/session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
@@ -202,12 +203,16 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     }
   });
 
-  // POST /__mock/reset: forget the session's journal entries and controls, or everything (like mock.reset()).
+  // POST /__mock/reset: forget the session's journal entries, controls and limiter state (buckets, spend, usage, limits), or everything (like mock.reset()).
   router.post("/reset", async (ctx) => {
     const session = adminSession(ctx) ?? undefined;
     await deps.sharedJournal?.clear(session);
     deps.journal.clear(session);
     await deps.controls.reset(session);
+    await deps.limits.reset(session);
     ctx.status = 204;
   });
+
+  // GET/POST /__mock/limits, GET /__mock/usage: the limiter's (src/turn/limits.ts).
+  addLimitsRoutes(router, deps, adminSession);
 }

@@ -8,6 +8,7 @@ import type { SharedJournal } from "../journal/shared.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { sessionOf } from "../session/session.js";
 import type { RunBus } from "../store/redis-runs.js";
+import type { LimitsStore } from "../service/limits.js";
 import type { TurnDeps } from "../turn/turn.js";
 
 /** A handler that answers one request on Node's request and response (throwing an ApiError before anything was sent). */
@@ -32,6 +33,8 @@ export interface ProxyHandler {
 }
 
 export interface AppDeps extends TurnDeps {
+  /** The limiter's buckets, session limits and usage totals (src/turn/limits.ts): in memory, or shared in Redis. */
+  limits: LimitsStore;
   /** With a shared store: every process's journal entries, which the admin routes list. */
   sharedJournal?: SharedJournal;
   /** With a shared store: cancels passed to the process that plays a background run. */

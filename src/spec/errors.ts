@@ -28,6 +28,20 @@ export const STATUS_OF_ERROR_TYPE: Record<string, number> = {
 };
 
 /**
+ * What refused a request: a bucket (`requests`, `tokens`) or the budget;
+ * the bucket's limit, what it had used, what the request asked, and when it
+ * fits (`retryMs` null: never, the request is over the limit itself).
+ */
+export interface RateLimitInfo {
+  kind: "requests" | "tokens" | "budget";
+  model: string;
+  limit: number;
+  used: number;
+  requested: number;
+  retryMs: number | null;
+}
+
+/**
  * An error answered to the client as a spec error object. Thrown anywhere on
  * the request path (validation, generation, routing) and rendered in one place.
  */
@@ -42,6 +56,8 @@ export class ApiError extends Error {
   readonly bound?: { side: "below" | "above"; limit: number; got: unknown };
   /** For a string or list longer than its maximum: which, the maximum and its length (dialects spell these their own way). */
   readonly length?: { kind: "string" | "array"; limit: number; got: number };
+  /** For a refusal by the limiter (src/turn/limits.ts): what refused it, for dialects that spell it their own way (OpenAI's messages). */
+  readonly rateLimit?: RateLimitInfo;
 
   constructor(init: {
     status?: number;
@@ -52,6 +68,7 @@ export class ApiError extends Error {
     headers?: Record<string, string>;
     bound?: ApiError["bound"];
     length?: ApiError["length"];
+    rateLimit?: RateLimitInfo;
   }) {
     super(init.message);
     this.name = "ApiError";
@@ -62,6 +79,7 @@ export class ApiError extends Error {
     this.headers = init.headers ?? {};
     if (init.bound) this.bound = init.bound;
     if (init.length) this.length = init.length;
+    if (init.rateLimit) this.rateLimit = init.rateLimit;
   }
 
   /** The `{ error: {...} }` body. */
