@@ -117,6 +117,13 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)}m${pad2(s % 60)}s`;
 }
 
+/** A cost for a person: `$0.000125`, `$1.25` (to the millionth of a dollar, trailing zeros cut). */
+export function usd(cost: number): string {
+  if (!Number.isFinite(cost)) return "-";
+  if (cost > 0 && cost < 0.0000005) return "<$0.000001";
+  return `$${cost.toFixed(6).replace(/\.?0+$/, "")}`;
+}
+
 /** An ISO 8601 time, or null for a time that is not one. */
 const isoTime = (ms: number | null): string | null =>
   ms !== null && Number.isFinite(ms) ? new Date(ms).toISOString() : null;
@@ -189,8 +196,9 @@ export function prettyStart(summary: StartSummary, options: PrettyOptions): stri
 
 /**
  * One request, pretty:
- * `12:03:04.512  POST   /v1/responses  200 completed  greeting (header)  14 events  38 ms  session s1`.
- * An error answer shows its code after `error`; requests that chose no scenario leave it out.
+ * `12:03:04.512  POST   /v1/responses  200 completed  greeting (header)  14 events  passed  $0.000125  38 ms  session s1`.
+ * An error answer shows its code after `error`; requests that chose no scenario leave it out. The
+ * limiter's verdict shows when a limit applied (`rate_limited (requests)`), the cost when an answer was planned.
  */
 export function prettyRequest(entry: JournalEntry, options: PrettyOptions): string {
   const p = options.colour ? PAINTS : NO_PAINT;
@@ -212,6 +220,11 @@ export function prettyRequest(entry: JournalEntry, options: PrettyOptions): stri
     parts.push(
       entry.violations.length === 0 ? p.green("conformant") : p.red(plural(entry.violations.length, "violation")),
     );
+  if (entry.limits !== null) {
+    const { verdict, limit } = entry.limits;
+    parts.push((verdict === "passed" ? p.green : p.yellow)(limit === null ? verdict : `${verdict} (${limit})`));
+  }
+  if (entry.costUsd !== null) parts.push(usd(entry.costUsd));
   parts.push(entry.durationMs === null ? "-" : duration(entry.durationMs));
   if (entry.session !== null) parts.push(`session ${safeText(entry.session, 80)}`);
   return parts.join("  ");
@@ -264,6 +277,8 @@ export function jsonRequest(entry: JournalEntry): string {
     responseId: entry.responseId,
     upstream: entry.upstream,
     violations: entry.violations,
+    costUsd: entry.costUsd,
+    limits: entry.limits === null ? null : { verdict: entry.limits.verdict, limit: entry.limits.limit },
   });
 }
 

@@ -9,7 +9,9 @@ import { copyText, download, h, jsonView } from "./dom.js";
 import {
   bytes,
   clockTime,
+  costText,
   duration,
+  limitsText,
   modelOf,
   outcomeTone,
   type Answer,
@@ -75,6 +77,15 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     fact("duration", duration(e.durationMs)),
     fact("session", e.session ?? "—"),
     fact("response", e.responseId ?? "—", "mono"),
+    ...(costText(e.costUsd) !== null ? [fact("cost", costText(e.costUsd)!)] : []),
+    ...(e.limits
+      ? [
+          fact(
+            "limits",
+            h("span", { class: `pill t-${e.limits.verdict === "passed" ? "good" : "warn"}` }, limitsText(e.limits)!),
+          ),
+        ]
+      : []),
   );
 
   // Actions.
@@ -171,6 +182,8 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
   const checkHost = h("div", {}, h("p", { class: "note" }, "Checking…"));
   const answerHost = h("div", {}, h("p", { class: "note" }, "Loading…"));
   const upstreamHost = e.upstream ? section("Upstream", upstreamView(e.upstream)) : null;
+  const limitsHost =
+    e.limits && Object.keys(e.limits.headers).length > 0 ? section("Rate limits", limitsView(e.limits)) : null;
 
   const headerRows = Object.entries(e.headers ?? {}).map(([k, v]) =>
     h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, Array.isArray(v) ? v.join(", ") : v)),
@@ -217,6 +230,7 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
       hasTimeline ? section("Timeline", timelineHost, picked) : null,
       section("Conformance", checkHost),
       upstreamHost,
+      limitsHost,
       request,
       section("Answer", answerHost),
     ),
@@ -296,6 +310,19 @@ function upstreamView(u: NonNullable<Entry["upstream"]>): HTMLElement {
     fact("api", u.api),
     fact("status", u.status === null ? "no answer" : String(u.status)),
     ...(u.error ? [fact("error", u.error)] : []),
+  );
+}
+
+/** The limiter's headers, as the answer sent them (`x-ratelimit-*`, `retry-after`). */
+function limitsView(limits: NonNullable<Entry["limits"]>): HTMLElement {
+  return h(
+    "table",
+    { class: "kv" },
+    h(
+      "tbody",
+      {},
+      ...Object.entries(limits.headers).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, v))),
+    ),
   );
 }
 

@@ -31,6 +31,23 @@ export interface Entry {
   violations: { index: number | null; path: string | null; message: string }[] | null;
   /** The request's `model` (the server fills it in; older servers do not). */
   model?: string | null;
+  /** What the answer costs in USD (null: no answer was planned; absent on older servers). */
+  costUsd?: number | null;
+  /** The limiter's verdict and the headers it answered with (null: no limit applied). */
+  limits?: { verdict: string; limit: string | null; headers: Record<string, string> } | null;
+}
+
+/** A cost for the page: `$0.000125` (to the millionth of a dollar), or null when there is none. */
+export function costText(cost: number | null | undefined): string | null {
+  if (cost === null || cost === undefined || !Number.isFinite(cost)) return null;
+  if (cost > 0 && cost < 0.0000005) return "<$0.000001";
+  return `$${cost.toFixed(6).replace(/\.?0+$/, "")}`;
+}
+
+/** The limiter's verdict for the page: `passed`, `rate_limited (requests)`; null when no limit applied. */
+export function limitsText(limits: Entry["limits"]): string | null {
+  if (!limits) return null;
+  return limits.limit === null ? limits.verdict : `${limits.verdict} (${limits.limit})`;
 }
 
 /** One mark of an answer's timeline: `t` is ms since the request arrived. */
