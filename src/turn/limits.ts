@@ -159,10 +159,12 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
       const model = modelName(turn);
       const usage = tokensOf(turn.answer.response.usage);
       const cost = costUsd(usage, pricesOf(model));
-      if (turn.entry) turn.entry.costUsd = cost;
-      return settle(store.charge(charge(turn, model, usage.input + usage.output, usage, cost)), (verdict) =>
-        verdict.verdict === "passed" ? passed(turn, verdict) : refuse(turn, verdict, model),
-      );
+      return settle(store.charge(charge(turn, model, usage.input + usage.output, usage, cost)), (verdict) => {
+        if (verdict.verdict !== "passed") refuse(turn, verdict, model);
+        // Only an answer that passed costs anything (a refusal is free).
+        if (turn.entry) turn.entry.costUsd = cost;
+        passed(turn, verdict);
+      });
     },
 
     end(turn) {
