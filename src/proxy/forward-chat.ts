@@ -171,7 +171,8 @@ async function translateTurn(
   const check = guardedCheck(p.checker, { body: json, dialect: dialect.name, stream });
   const at = () => deps.clock.now() - started;
   const now = () => Math.floor(deps.wallClock.now() / 1000);
-  const answerHeaders = () => dialectHeaders(dialect, id, deps.clock.now() - started);
+  // With the headers the turn's steps added (the limiter's x-ratelimit-*).
+  const answerHeaders = () => ({ ...dialectHeaders(dialect, id, deps.clock.now() - started), ...turn.headers });
   /** Every event sent, for the store (a stored response replays them) and the recorder. */
   const sent: RecordedEvent[] = [];
   let recorded: RecordedAnswer | null = null;

@@ -24,6 +24,7 @@ import { goDuration } from "../service/bucket.js";
 import {
   baseLimits,
   MODEL_CHARS,
+  NO_LIMITS,
   rateLimitHeaders,
   serviceHasLimits,
   type LimitCharge,
@@ -132,8 +133,15 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
     if (turn.entry) turn.entry.limits = { verdict: "passed", limit: null, headers: { ...headers } };
   };
 
-  const settle = <T>(value: T | Promise<T>, then: (value: T) => void): void | Promise<void> =>
-    value instanceof Promise ? value.then(then) : then(value);
+  // A shared store that cannot be reached (Redis gone: a 503 ApiError) fails the request only when the service
+  // sets limits: without any, the answer needs nothing of the store, and goes uncounted (the store says so on stderr).
+  const settle = <T>(value: T | Promise<T>, then: (value: T) => void, unreachable: T): void | Promise<void> =>
+    value instanceof Promise
+      ? value.then(then, (err: unknown) => {
+          if (configured) throw err;
+          then(unreachable);
+        })
+      : then(value);
 
   return {
     name: LIMITS_STEP,
@@ -143,28 +151,38 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
       if (turn.transport === "proxy") {
         // The upstream's answer is not known yet: 1 request and the input tokens, charged now.
         const tokens = countInputTokens(turn.request, turn.items);
-        return settle(store.charge(charge(turn, model, tokens, null, 0)), (verdict) =>
-          verdict.verdict === "passed" ? passed(turn, verdict) : refuse(turn, verdict, model),
+        return settle(
+          store.charge(charge(turn, model, tokens, null, 0)),
+          (verdict) => (verdict.verdict === "passed" ? passed(turn, verdict) : refuse(turn, verdict, model)),
+          NO_LIMITS,
         );
       }
       if (!configured && !store.anySessionLimits) return;
       // Checked, not charged: a request that cannot pass is refused before it takes a queued answer.
       const tokens = countInputTokens(turn.request, turn.items);
-      return settle(store.check(charge(turn, model, tokens, null, 0)), (verdict) => {
-        if (verdict && verdict.verdict !== "passed") refuse(turn, verdict, model);
-      });
+      return settle(
+        store.check(charge(turn, model, tokens, null, 0)),
+        (verdict) => {
+          if (verdict && verdict.verdict !== "passed") refuse(turn, verdict, model);
+        },
+        null,
+      );
     },
 
     planned(turn: PreparedTurn) {
       const model = modelName(turn);
       const usage = tokensOf(turn.answer.response.usage);
       const cost = costUsd(usage, pricesOf(model));
-      return settle(store.charge(charge(turn, model, usage.input + usage.output, usage, cost)), (verdict) => {
-        if (verdict.verdict !== "passed") refuse(turn, verdict, model);
-        // Only an answer that passed costs anything (a refusal is free).
-        if (turn.entry) turn.entry.costUsd = cost;
-        passed(turn, verdict);
-      });
+      return settle(
+        store.charge(charge(turn, model, usage.input + usage.output, usage, cost)),
+        (verdict) => {
+          if (verdict.verdict !== "passed") refuse(turn, verdict, model);
+          // Only an answer that passed costs anything (a refusal is free).
+          if (turn.entry) turn.entry.costUsd = cost;
+          passed(turn, verdict);
+        },
+        NO_LIMITS,
+      );
     },
 
     end(turn) {

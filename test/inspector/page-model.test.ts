@@ -3,7 +3,16 @@
  * the SSE parser that reads the journal stream, and the timeline's geometry.
  */
 import { describe, expect, it } from "vitest";
-import { EMPTY_FILTER, EntryList, NO_SESSION, matches, rowCells, type Entry } from "../../src/inspector/page/model.js";
+import {
+  EMPTY_FILTER,
+  EntryList,
+  NO_SESSION,
+  costText,
+  limitsText,
+  matches,
+  rowCells,
+  type Entry,
+} from "../../src/inspector/page/model.js";
 import { SseParser } from "../../src/inspector/page/sse.js";
 import { AXIS_MARGIN, layoutTimeline, tickStep } from "../../src/inspector/page/timeline.js";
 
@@ -148,5 +157,19 @@ describe("the timeline's geometry", () => {
     expect(tickStep(1000, 10)).toBe(100);
     expect(tickStep(1300, 10)).toBe(200);
     expect(tickStep(37, 10)).toBe(5);
+  });
+});
+
+describe("an entry's cost and limiter verdict", () => {
+  it("a cost to the millionth of a dollar; the verdict with what refused it; nothing when there is none", () => {
+    expect(costText(0.000125)).toBe("$0.000125");
+    expect(costText(2)).toBe("$2");
+    expect(costText(null)).toBeNull();
+    expect(costText(undefined)).toBeNull();
+    expect(limitsText({ verdict: "passed", limit: null, headers: {} })).toBe("passed");
+    expect(limitsText({ verdict: "insufficient_quota", limit: "budget", headers: {} })).toBe(
+      "insufficient_quota (budget)",
+    );
+    expect(limitsText(null)).toBeNull();
   });
 });

@@ -93,6 +93,26 @@ describe("pretty lines", () => {
     );
   });
 
+  it("the limiter's verdict when a limit applied, and the answer's cost (pretty and json)", () => {
+    const passed = { verdict: "passed" as const, limit: null, headers: { "x-ratelimit-limit-requests": "3" } };
+    expect(prettyRequest(entry({ costUsd: 0.000125, limits: passed }), PLAIN)).toBe(
+      "00:00:03.038  POST   /v1/responses  200 completed  auto (default)  passed  $0.000125  38 ms",
+    );
+    const refused = { verdict: "rate_limited" as const, limit: "requests", headers: { "retry-after": "20" } };
+    expect(
+      prettyRequest(entry({ status: 429, outcome: "error", errorCode: "rate_limit_exceeded", limits: refused }), PLAIN),
+    ).toBe(
+      "00:00:03.038  POST   /v1/responses  429 error rate_limit_exceeded  auto (default)  rate_limited (requests)  38 ms",
+    );
+    expect(prettyRequest(entry({ costUsd: 0 }), PLAIN)).toContain("  $0  ");
+    expect(prettyRequest(entry({ costUsd: 1.5 }), PLAIN)).toContain("  $1.5  ");
+    expect(prettyRequest(entry({ costUsd: 1e-9 }), PLAIN)).toContain("  <$0.000001  ");
+    expect(JSON.parse(jsonRequest(entry({ costUsd: 0.000125, limits: refused })))).toMatchObject({
+      costUsd: 0.000125,
+      limits: { verdict: "rate_limited", limit: "requests" },
+    });
+  });
+
   it("an error answer shows its code; a request that chose no scenario leaves it out", () => {
     expect(
       prettyRequest(
@@ -249,6 +269,8 @@ describe("json lines", () => {
       responseId: "resp_abc",
       upstream: null,
       violations: null,
+      costUsd: null,
+      limits: null,
     });
     expect(stop).toEqual({ event: "stop", time: "2026-01-01T00:00:02.000Z", requests: 3, uptimeMs: 2000.123 });
   });
