@@ -28,8 +28,12 @@ export interface Pool {
 export interface Holder {
   /** Unique within its ledger. */
   readonly id: string;
-  /** How long the answer plays once it has its slot, by its schedule (Infinity when not known: a hang, a proxied answer). */
-  readonly playMs: number;
+  /**
+   * How long the answer plays once it has its slot, by its schedule (Infinity
+   * when not known: a hang, a proxied answer). Asked only when needed (this
+   * process's ledger: when it refuses a request), and at most once.
+   */
+  playMs(): number;
   /** `new` (not yet in the pool), `queued`, `held` (has a slot), `done` (released, left, or refused). */
   state: "new" | "queued" | "held" | "done";
   /** Called once when a queued holder is given its slot (it is then `held`). */
@@ -76,7 +80,7 @@ export function retryHeaders(ms: number): { "retry-after": string; "retry-after-
 
 /** One pool's state in this process. */
 interface LocalPool {
-  /** The playing holders and when each is due to end. */
+  /** The playing holders and when each started (its end is worked out only when a refusal needs it). */
   readonly active: Map<Holder, number>;
   /** The waiting holders, first come first. */
   readonly queue: Holder[];
@@ -97,7 +101,14 @@ export class LocalSlots implements SlotLedger {
 
   private take(local: LocalPool, holder: Holder): void {
     holder.state = "held";
-    local.active.set(holder, this.now() + holder.playMs);
+    local.active.set(holder, this.now());
+  }
+
+  /** When the earliest playing answer of a pool is due to end, from now. */
+  private retryMs(local: LocalPool): number {
+    const dues: number[] = [];
+    for (const [holder, started] of local.active) dues.push(started + holder.playMs());
+    return retryDelay(dues, this.now());
   }
 
   enter(pool: Pool, holder: Holder): Admission {
@@ -112,7 +123,7 @@ export class LocalSlots implements SlotLedger {
       return QUEUED;
     }
     holder.state = "done";
-    return { kind: "full", retryMs: retryDelay(local.active.values(), this.now()) };
+    return { kind: "full", retryMs: this.retryMs(local) };
   }
 
   leave(pool: Pool, holder: Holder): Departure {
@@ -121,7 +132,7 @@ export class LocalSlots implements SlotLedger {
     const at = local.queue.indexOf(holder);
     if (at >= 0) local.queue.splice(at, 1);
     holder.state = "done";
-    return { kind: "left", retryMs: retryDelay(local.active.values(), this.now()) };
+    return { kind: "left", retryMs: this.retryMs(local) };
   }
 
   release(pool: Pool, holder: Holder): void {

@@ -197,7 +197,8 @@ export class RedisSlots implements SlotLedger {
   }
 
   private due(holder: Holder): number {
-    return Number.isFinite(holder.playMs) ? Math.ceil(this.now() + holder.playMs) : -1;
+    const playMs = holder.playMs();
+    return Number.isFinite(playMs) ? Math.ceil(this.now() + playMs) : -1;
   }
 
   private retryMs(earliest: string): number {

@@ -58,8 +58,8 @@ function poolResolver(service: Service): (model: string) => Pool | undefined {
 /**
  * How long a planned answer plays once it starts, by its schedule: 0 when it
  * is not paced, Infinity when it hangs. Walks a schedule of its own (a long
- * answer's events built again for it), so only a server with a capacity pays
- * for it.
+ * answer's events built again for it): asked only when a refusal needs it
+ * (or a shared ledger, as it grants a slot).
  */
 export function playMsOf(turn: Pick<PreparedTurn, "timing" | "answer">): number {
   if (!turn.timing.paced) return 0;
@@ -102,6 +102,9 @@ function overloaded(turn: TurnContext, ticket: Ticket, limit: Refusal, retryMs: 
   });
 }
 
+/** A proxied answer's play time: not known before the upstream has answered. */
+const unknownEnd = () => Infinity;
+
 /** What a queued request that lost its client is ended with (no one reads it: its journal entry says `aborted`). */
 const clientGone = () =>
   new ApiError({
@@ -120,7 +123,7 @@ export function capacityStep(service: Service, clock: Clock, ledger: SlotLedger)
   const poolFor = poolResolver(service);
 
   /** Takes a slot for the turn, or a place in the queue (then the promise settles when the slot comes), or refuses it. */
-  const admit = (turn: TurnContext, playMs: number): void | Promise<void> => {
+  const admit = (turn: TurnContext, playMs: () => number): void | Promise<void> => {
     const pool = poolFor(turn.request.model);
     if (pool === undefined) return;
     const ticket: Ticket = {
@@ -193,8 +196,12 @@ export function capacityStep(service: Service, clock: Clock, ledger: SlotLedger)
   return {
     name: CAPACITY_STEP,
     // A proxied turn is never planned here: it takes its slot as it begins (its end is not known: Infinity).
-    begin: (turn) => (turn.transport === "proxy" ? admit(turn, Infinity) : undefined),
-    planned: (turn) => admit(turn, playMsOf(turn)),
+    begin: (turn) => (turn.transport === "proxy" ? admit(turn, unknownEnd) : undefined),
+    // How long the answer plays is worked out only if asked (a refusal's retry-after, a shared ledger), and once.
+    planned: (turn) => {
+      let ms: number | undefined;
+      return admit(turn, () => (ms ??= playMsOf(turn)));
+    },
     end(turn) {
       const ticket = turn.notes?.[CAPACITY_STEP] as Ticket | undefined;
       if (ticket === undefined) return;

@@ -165,7 +165,7 @@ describe("two servers on one Redis", () => {
     // A process that takes the only slot, then dies: its lease is no longer renewed and runs out.
     const dead = new RedisSlots(await link(), () => TEST_NOW_MS);
     const pool: Pool = { key: "server", max: 1, queue: 1, timeoutMs: undefined };
-    const holder: Holder = { id: "1", playMs: 60_000, state: "new", granted: undefined };
+    const holder: Holder = { id: "1", playMs: () => 60_000, state: "new", granted: undefined };
     expect(await dead.enter(pool, holder)).toEqual({ kind: "slot" });
     clearInterval((dead as unknown as { timer: NodeJS.Timeout }).timer);
     const waiting = send(a, { input: "waits for the dead one" });

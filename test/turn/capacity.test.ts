@@ -392,7 +392,7 @@ describe("a model's own capacity", () => {
 
 describe("LocalSlots", () => {
   const pool: Pool = { key: "server", max: 1, queue: 2, timeoutMs: undefined };
-  const holder = (id: string, playMs = 10): Holder => ({ id, playMs, state: "new", granted: undefined });
+  const holder = (id: string, playMs = 10): Holder => ({ id, playMs: () => playMs, state: "new", granted: undefined });
 
   it("hands a freed slot to the first waiter, first come first served, and says when the earliest playing answer ends", () => {
     let now = 0;
