@@ -23,6 +23,8 @@ import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { loadService } from "./service/load.js";
 import { defaultService, type Service } from "./service/service.js";
+import { hasCapacity, LocalSlots } from "./service/slots.js";
+import { capacityStep } from "./turn/capacity.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
 import { resolve as resolvePath, sep } from "node:path";
@@ -158,7 +160,16 @@ export function createDeps(
   service: Service = defaultService(),
 ): AppDeps {
   const clock = options.timers ?? systemClock;
+  const wallClock = options.clock ?? systemClock;
   const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
+  // The service's steps, in order: the limiter's (it charges a request in `planned`), then the capacity step (a
+  // request the limiter refuses never takes a slot). The capacity step exists only when something caps concurrency.
+  const serviceSteps: TurnStep[] = [];
+  if (hasCapacity(service))
+    serviceSteps.push(
+      capacityStep(service, clock, shared?.capacity(() => wallClock.now()) ?? new LocalSlots(() => clock.now())),
+    );
+  const allSteps = [...(steps ?? []), ...serviceSteps];
   const deps: AppDeps = {
     registry,
     store,
@@ -171,7 +182,7 @@ export function createDeps(
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
     strict: options.strict,
-    wallClock: options.clock ?? systemClock,
+    wallClock,
     clock,
     // Only the options given: a key left undefined lets a recorded pace stand (resolveTiming).
     timing: {
@@ -184,7 +195,7 @@ export function createDeps(
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
     service,
-    steps: steps && steps.length > 0 ? steps : undefined,
+    steps: allSteps.length > 0 ? allSteps : undefined,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   if (options.upstream !== undefined) {

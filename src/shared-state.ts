@@ -11,6 +11,7 @@ import type { ResolvedServerOptions } from "./options.js";
 import type { Controls } from "./session/controls.js";
 import type { ResponseStore } from "./store/response-store.js";
 import type { LocalRuns, RunBus } from "./store/redis-runs.js";
+import type { SlotLedger } from "./service/slots.js";
 import { parseStoreUrl } from "./store/store-url.js";
 
 export interface Shared {
@@ -19,6 +20,8 @@ export interface Shared {
   journal: SharedJournal;
   /** Starts listening for cancels of this process's runs (once the runs exist). */
   startRuns(runs: LocalRuns): Promise<RunBus>;
+  /** The capacity pools' counts, shared (made on first use: a server without a capacity leases nothing). `now`: wall-clock ms. */
+  capacity(now: () => number): SlotLedger;
   close(): Promise<void>;
 }
 
@@ -37,11 +40,17 @@ export async function connectShared(
     import("./journal/shared.js"),
   ]);
   const link = await RedisLink.connect(location.url, location.display, report);
+  const { RedisSlots } = await import("./store/redis-capacity.js");
+  let slots: InstanceType<typeof RedisSlots> | undefined;
   return {
     store: new RedisResponseStore(link, options.storeLimit, options.storeBytes),
     controls: new RedisControls(link),
     journal: new SharedJournal(link, options.journalLimit, options.journalBytes),
     startRuns: (runs) => RunBus.start(link, runs),
-    close: () => link.close(),
+    capacity: (now) => (slots ??= new RedisSlots(link, now)),
+    close: async () => {
+      await slots?.close();
+      await link.close();
+    },
   };
 }

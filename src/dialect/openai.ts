@@ -58,6 +58,11 @@ export const openai: DialectDescription = {
       message: (param, kind, limit, got) =>
         `Invalid '${param}': ${kind} too long. Expected ${kind === "array" ? "an array" : "a string"} with maximum length ${limit}, but got ${kind === "array" ? "an array" : "a string"} with length ${got} instead.`,
     },
+    // What api.openai.com sends when a model has no capacity left (503): the type and message of its overloaded error.
+    overloaded: {
+      type: "service_unavailable_error",
+      message: "Our servers are currently overloaded. Please try again later.",
+    },
     rateLimitHeaders: {
       "x-ratelimit-limit-requests": "10000",
       "x-ratelimit-remaining-requests": "0",

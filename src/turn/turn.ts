@@ -127,6 +127,12 @@ export interface TurnInput {
   delivery: Delivery;
   /** Keep a record of the answer even with `store: false` (a WebSocket connection continues from its own). */
   keepRecord?: boolean;
+  /**
+   * Calls `fn` once if the client goes away before its answer is over (a turn
+   * waiting in a queue then leaves it); returns what stops listening.
+   * Undefined when the transport cannot tell.
+   */
+  onGone?: ((fn: () => void) => () => void) | undefined;
 }
 
 /** A turn once it has begun: its conversation and seed. */

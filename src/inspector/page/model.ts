@@ -31,6 +31,8 @@ export interface Entry {
   violations: { index: number | null; path: string | null; message: string }[] | null;
   /** The request's `model` (the server fills it in; older servers do not). */
   model?: string | null;
+  /** How long it waited for a slot, in ms (0: none); null when nothing caps concurrency (older servers: absent). */
+  waitMs?: number | null;
 }
 
 /** One mark of an answer's timeline: `t` is ms since the request arrived. */
