@@ -26,7 +26,8 @@ export interface LoadedScenario {
  */
 export const skippedInWalk = (name: string): boolean => name === "node_modules" || name.startsWith(".");
 
-async function jsonFiles(path: string): Promise<string[]> {
+/** The `*.json` files a path stands for: itself, or (a folder) every one under it, sorted, but not `*.schema.json`. */
+export async function jsonFiles(path: string): Promise<string[]> {
   const info = await stat(path);
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
@@ -40,7 +41,8 @@ async function jsonFiles(path: string): Promise<string[]> {
   return out;
 }
 
-const display = (file: string) => {
+/** A path as messages show it: relative to the working folder when under it. */
+export const displayPath = (file: string) => {
   const rel = relative(process.cwd(), file);
   return rel && !rel.startsWith("..") ? rel : file;
 };
@@ -78,7 +80,7 @@ export async function loadScenarios(
       continue;
     }
     for (const file of files) {
-      const name = display(file);
+      const name = displayPath(file);
       try {
         const text = await readFile(file, "utf8");
         loaded.push({ scenario: parseScenarioText(text, name), source: name });
