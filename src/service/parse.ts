@@ -113,10 +113,12 @@ function unwrap(schema: z.ZodType): z.ZodType {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
-    case "invalid_type":
+    case "invalid_type": {
+      const expected = issue.expected === "int" ? "a whole number" : issue.expected;
       return (issue as { input?: unknown }).input === undefined
-        ? `is required (expected ${issue.expected})`
-        : `expected ${issue.expected}`;
+        ? `is required (expected ${expected})`
+        : `expected ${expected}`;
+    }
     case "too_small":
     case "too_big": {
       if (!/^Too (small|big)/.test(issue.message)) return issue.message;
@@ -137,11 +139,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
+/** Keys of `defaults` and of a model that people put at the top level. */
+const MISPLACED = ["prices", "limits", "profile"];
+
 /** The issues of one zod issue: an unknown key is one issue per key, at the key, with the nearest known one. */
 function issuesOf(issue: z.core.$ZodIssue, file: string): ServiceIssue[] {
   if (issue.code !== "unrecognized_keys") return [{ file, path: jsonPath(issue.path), message: describeIssue(issue) }];
   const known = knownKeysAt(issue.path);
   return issue.keys.map((key) => {
+    if (issue.path.length === 0 && MISPLACED.includes(key))
+      return {
+        file,
+        path: jsonPath([key]),
+        message: `unknown key at the top level: '${key}' goes in 'defaults' (for every model) or in a model of 'models'; see service.schema.json`,
+      };
     const near = nearestName(key, known);
     return {
       file,
