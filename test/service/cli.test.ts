@@ -133,6 +133,21 @@ describe("serve --service", () => {
   });
 });
 
+describe("a service file in a folder of scenarios", () => {
+  it("is not loaded as a scenario by --scenarios DIR (list shows the folder's scenarios alone)", async () => {
+    const { code, stdout, stderr } = await run(["list", "--no-library", "--scenarios", "mixed"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(lines(stdout).map((l) => l.split(/\s{2,}/)[0])).toEqual(["auto (default)", "hello-again"]);
+  });
+
+  it("named by itself as a scenario file, it is one, and refused as such", async () => {
+    const { code, stderr } = await run(["list", "--no-library", "--scenarios", "mixed/b-service.json"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("mixed/b-service.json: $");
+  });
+});
+
 describe("bad flag values are named as typed", () => {
   const cases: [string[], string][] = [
     [["--rpm", "abc"], "--rpm: expected a whole number of requests per minute, 1 or more, got 'abc'"],
