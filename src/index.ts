@@ -19,6 +19,7 @@ export {
 export type { JournalEntry } from "./journal/journal.js";
 export type { Scenario, ScenarioInput } from "./scenario/schema.js";
 export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";
+export { ServiceError, type ServiceIssue } from "./service/parse.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
 export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
 export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock.js";
