@@ -22,6 +22,7 @@ import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { loadService } from "./service/load.js";
+import { ActiveStreams } from "./turn/load.js";
 import { defaultService, type Service } from "./service/service.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
@@ -184,6 +185,7 @@ export function createDeps(
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
     service,
+    active: new ActiveStreams(),
     steps: steps && steps.length > 0 ? steps : undefined,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
