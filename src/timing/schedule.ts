@@ -292,13 +292,14 @@ export function scheduleCursor(
 
 /**
  * Builds the whole schedule of a stream. `pauses` maps an event index to an
- * extra pause before it (per-step delays of scripted turns).
+ * extra pause before it (per-step delays of scripted turns); `latency`, a
+ * latency profile's draws (ScheduleOptions).
  */
 export function buildSchedule(
   events: readonly StreamEvent[],
   profile: TimingProfile,
   rng: JitterSource,
-  options: { pauses?: ReadonlyMap<number, number>; faults?: Faults } = {},
+  options: { pauses?: ReadonlyMap<number, number>; faults?: Faults; latency?: LatencyDraws } = {},
 ): Schedule {
   const cursor = new SlotCursor(events, profile, rng, options);
   const slots: Slot[] = [];
