@@ -211,6 +211,12 @@ describe("eight streams of one model at once", () => {
       gaps.map((g) => g / (1 + (k * (active - 1)) / capacity)),
     );
     expect(Math.abs(median(normalized) / slow.itl.medianMs - 1)).toBeLessThan(0.1);
+
+    // Once they have ended, they count no more: a stream alone is back at the profile's pace (nine counted would be 1.5×).
+    mock.enqueue(longTurn(300));
+    await playAll(mock, clock, [post(mock, "Alone again", headers)]);
+    const alone = gapsOf(deltaTimes(await timelineOf(mock, mock.requests.at(-1)!.seq)));
+    expect(Math.abs(median(alone) / slow.itl.medianMs - 1)).toBeLessThan(0.1);
   });
 });
 
