@@ -22,6 +22,7 @@ import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { loadService } from "./service/load.js";
+import { ActiveStreams } from "./turn/load.js";
 import { defaultService, type Service } from "./service/service.js";
 import { hasCapacity, LocalSlots } from "./service/slots.js";
 import { capacityStep } from "./turn/capacity.js";
@@ -195,6 +196,7 @@ export function createDeps(
     dialect: DIALECTS.get(options.dialect)!,
     repeats: new RepeatCounter(),
     service,
+    active: new ActiveStreams(),
     steps: allSteps.length > 0 ? allSteps : undefined,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };

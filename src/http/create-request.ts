@@ -35,7 +35,7 @@ export async function readCreateRequest(
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps, entry);
   const headers = fromHeaders(req.headers);
-  const controls = readControls(headers);
+  const controls = readControls(headers, deps.service.profiles);
   const request = parseCreateRequest(json, { strict: controls.strict ?? deps.strict ?? false });
   const session = sessionOf(headers.get("x-mock-session") || undefined);
   const lookup = sessionStore(deps.store, session);

@@ -188,7 +188,7 @@ function checkUpgrade(
     check(raw && !/^Bearer\s/i.test(raw) ? `Bearer ${raw}` : raw);
   }
   const headers = fromHeaders(req.headers);
-  const controls = readControls(headers);
+  const controls = readControls(headers, deps.service.profiles);
   const dialect = controls.dialect ?? deps.dialect;
   const strict = controls.strict ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
