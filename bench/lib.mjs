@@ -1,7 +1,7 @@
 // Shared helpers of the benchmark scripts: start the CLI server in its own process, stats.
 import { spawn } from "node:child_process";
 import http from "node:http";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -172,4 +172,47 @@ export function keepAliveClient(baseURL, concurrency) {
     return failed;
   };
   return { agent, hostname, port, request, send };
+}
+
+/** A process and its children (the workers of --workers), from Linux /proc. */
+export function processTree(pid) {
+  const tree = [pid];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the name: state, then ppid.
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) tree.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return tree;
+}
+
+/** CPU time (user + system, ms) used so far by a process and its children; a process gone meanwhile counts 0. */
+export function treeCpuMs(pid) {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const { user, system } = cpuTimes(p);
+      sum += user + system;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+/** Resident memory of a process and its children, in MB. */
+export function treeRssMB(pid) {
+  let sum = 0;
+  for (const p of processTree(pid)) {
+    try {
+      sum += rssMB(p);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
 }

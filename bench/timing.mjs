@@ -19,13 +19,13 @@
 //   --workers N   passed to our server (`serve --workers N`); the floor runs N processes too
 //   --rounds N    floor and ours N times each, interleaved; figures are medians of the rounds
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, percentile, startProcess, startServerProcess, summary } from "./lib.mjs";
+import { fmt, percentile, startProcess, startServerProcess, summary, treeCpuMs } from "./lib.mjs";
 
 const FLOOR = fileURLToPath(new URL("./servers/floor.mjs", import.meta.url));
 const CLIENT_SOURCE = fileURLToPath(new URL("./sse-client.c", import.meta.url));
@@ -70,31 +70,10 @@ function capture(baseURL) {
 
 /**
  * CPU seconds (user + system) used so far by a process and its children (the workers of
- * --workers), from Linux /proc; NaN elsewhere. CPU time, unlike lateness, hardly depends on
- * what else runs on the machine.
+ * --workers), from Linux /proc. CPU time, unlike lateness, hardly depends on what else runs
+ * on the machine.
  */
-function cpuSeconds(pid) {
-  try {
-    const tick = 100; // USER_HZ on Linux
-    const stat = (p) =>
-      readFileSync(`/proc/${p}/stat`, "utf8")
-        .slice(readFileSync(`/proc/${p}/stat`, "utf8").lastIndexOf(")") + 2)
-        .split(" ");
-    const tree = [pid];
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        if (Number(stat(entry)[1]) === pid) tree.push(Number(entry));
-      } catch {
-        // gone meanwhile
-      }
-    }
-    // Fields after the name: state ppid … utime is the 12th, stime the 13th (0-based 11, 12).
-    return tree.reduce((sum, p) => sum + (Number(stat(p)[11]) + Number(stat(p)[12])) / tick, 0);
-  } catch {
-    return NaN;
-  }
-}
+const cpuSeconds = (pid) => treeCpuMs(pid) / 1000;
 
 /** Compiles the C client; null when there is no C compiler. */
 function compileClient(dir) {

@@ -1,9 +1,23 @@
-// Writes scenario.schema.json (or the file given as the first argument) from
-// the built zod schema: run after tsc. test/scenario/schema-agreement.test.ts
-// fails when the committed file is not what this writes.
+// Writes scenario.schema.json and service.schema.json from the built zod
+// schemas: run after tsc. With arguments, writes only those given:
+// `write-schema.mjs SCENARIO_OUT [SERVICE_OUT]`.
+// test/scenario/schema-agreement.test.ts and test/service/schema-agreement.test.ts
+// fail when a committed file is not what this writes.
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { scenarioJsonSchemaText } from "../dist/scenario/json-schema.js";
+import { serviceJsonSchemaText } from "../dist/service/json-schema.js";
 
-const target = process.argv[2] ? resolve(process.argv[2]) : new URL("../scenario.schema.json", import.meta.url);
-writeFileSync(target, scenarioJsonSchemaText());
+const [scenarioOut, serviceOut] = process.argv.slice(2);
+if (scenarioOut !== undefined || serviceOut === undefined) {
+  writeFileSync(
+    scenarioOut ? resolve(scenarioOut) : new URL("../scenario.schema.json", import.meta.url),
+    scenarioJsonSchemaText(),
+  );
+}
+if (serviceOut !== undefined || scenarioOut === undefined) {
+  writeFileSync(
+    serviceOut ? resolve(serviceOut) : new URL("../service.schema.json", import.meta.url),
+    serviceJsonSchemaText(),
+  );
+}

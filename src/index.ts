@@ -26,6 +26,7 @@ export {
 } from "./service/limits.js";
 export type { Scenario, ScenarioInput } from "./scenario/schema.js";
 export { ScenarioError, type ScenarioIssue } from "./scenario/parse.js";
+export { ServiceError, type ServiceIssue } from "./service/parse.js";
 export { ServerOptions, resolveOptions, type ServerOptionsInput, type ResolvedServerOptions } from "./options.js";
 export { emitEvents, foldEvents, FoldError } from "./emit/index.js";
 export { fixedClock, systemClock, ManualClock, type Clock } from "./timing/clock.js";

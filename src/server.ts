@@ -25,7 +25,10 @@ import { loadService } from "./service/load.js";
 import { limitsView, parseLimitsPatch, type LimitsPatch, type LimitsView, type UsageReport } from "./service/limits.js";
 import { MemoryLimits } from "./store/limits-memory.js";
 import { limitsStep } from "./turn/limits.js";
+import { ActiveStreams } from "./turn/load.js";
 import { defaultService, type Service } from "./service/service.js";
+import { hasCapacity, LocalSlots } from "./service/slots.js";
+import { capacityStep } from "./turn/capacity.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
 import { resolve as resolvePath, sep } from "node:path";
@@ -178,8 +181,18 @@ export function createDeps(
   service: Service = defaultService(),
 ): AppDeps {
   const clock = options.timers ?? systemClock;
+  const wallClock = options.clock ?? systemClock;
   const store = shared?.store ?? new MemoryResponseStore(options.storeLimit, options.storeBytes);
   const limits = shared?.limits ?? new MemoryLimits(clock);
+  // The service's steps, in order: the limiter's first (it checks a request in `begin` and charges it in `planned`),
+  // then the shell's, then the capacity step (a request the limiter refuses never takes a slot). The capacity step
+  // exists only when something caps concurrency.
+  const serviceSteps: TurnStep[] = [];
+  if (hasCapacity(service))
+    serviceSteps.push(
+      capacityStep(service, clock, shared?.capacity(() => wallClock.now()) ?? new LocalSlots(() => clock.now())),
+    );
+  const allSteps = [limitsStep(service, limits), ...(steps ?? []), ...serviceSteps];
   const deps: AppDeps = {
     registry,
     store,
@@ -192,7 +205,7 @@ export function createDeps(
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit,
     strict: options.strict,
-    wallClock: options.clock ?? systemClock,
+    wallClock,
     clock,
     // Only the options given: a key left undefined lets a recorded pace stand (resolveTiming).
     timing: {
@@ -206,8 +219,8 @@ export function createDeps(
     repeats: new RepeatCounter(),
     service,
     limits,
-    // The limiter first: a refused request waits in no queue.
-    steps: [limitsStep(service, limits), ...(steps ?? [])],
+    active: new ActiveStreams(),
+    steps: allSteps,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
   };
   if (options.upstream !== undefined) {

@@ -12,6 +12,7 @@ import type { LimitsStore } from "./service/limits.js";
 import type { Controls } from "./session/controls.js";
 import type { ResponseStore } from "./store/response-store.js";
 import type { LocalRuns, RunBus } from "./store/redis-runs.js";
+import type { SlotLedger } from "./service/slots.js";
 import { parseStoreUrl } from "./store/store-url.js";
 
 export interface Shared {
@@ -22,6 +23,8 @@ export interface Shared {
   limits: LimitsStore;
   /** Starts listening for cancels of this process's runs (once the runs exist). */
   startRuns(runs: LocalRuns): Promise<RunBus>;
+  /** The capacity pools' counts, shared (made on first use: a server without a capacity leases nothing). `now`: wall-clock ms. */
+  capacity(now: () => number): SlotLedger;
   close(): Promise<void>;
 }
 
@@ -42,12 +45,18 @@ export async function connectShared(
       import("./store/redis-limits.js"),
     ]);
   const link = await RedisLink.connect(location.url, location.display, report);
+  const { RedisSlots } = await import("./store/redis-capacity.js");
+  let slots: InstanceType<typeof RedisSlots> | undefined;
   return {
     store: new RedisResponseStore(link, options.storeLimit, options.storeBytes),
     controls: new RedisControls(link),
     journal: new SharedJournal(link, options.journalLimit, options.journalBytes),
     limits: new RedisLimits(link),
     startRuns: (runs) => RunBus.start(link, runs),
-    close: () => link.close(),
+    capacity: (now) => (slots ??= new RedisSlots(link, now)),
+    close: async () => {
+      await slots?.close();
+      await link.close();
+    },
   };
 }

@@ -5,8 +5,8 @@
  * - `serve` (the default) starts the server and prints its base URL (the
  *   first line, `openresponses-mock listening on URL`), then the request log
  *   (`--log pretty|json|off`); SIGINT/SIGTERM stop it cleanly.
- * - `validate FILE...` checks scenario files and folders.
- * - `list` shows the scenarios a server would load.
+ * - `validate FILE...` checks scenario files and folders, and service files.
+ * - `list` shows the scenarios a server would load (`--profiles`: the latency profiles).
  * - `play NAME` prints the SSE stream a request would get, with no server.
  * - `proxy --upstream URL` listens like serve and forwards to a real server.
  *
@@ -20,6 +20,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import yargs, { type Argv, type MiddlewareFunction } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { DIALECT_NAMES, DIALECTS, renderError } from "../dialect/index.js";
@@ -27,7 +28,7 @@ import { OPTION_EXPECTS, OptionsError, quoteValue, resolveOptions, type ServerOp
 import { loadRegistry, startServer, type MockServer } from "../server.js";
 import { StoreConnectError } from "../store/redis-client.js";
 import { isWorker, runPrimary, runWorker } from "./workers.js";
-import { loadScenarios } from "../scenario/load.js";
+import { displayPath, jsonFiles, loadScenarios } from "../scenario/load.js";
 import { ScenarioError, formatIssue } from "../scenario/parse.js";
 import { UnknownScenarioError, knownScenariosHint } from "../scenario/registry.js";
 import { ApiError } from "../spec/index.js";
@@ -35,8 +36,10 @@ import { checkOptions, runCheckCommand } from "./check.js";
 import { nearestName } from "../util/nearest-name.js";
 import { findCommand, flagsMissingValues, unknownFlags } from "./args.js";
 import { tuneServeHeap } from "./heap.js";
+import { loadService } from "../service/load.js";
+import { ServiceError, UnknownProfileError, isServiceDocument, limitsSet, parseServiceText } from "../service/parse.js";
 import { listenErrorMessage, yargsMessage } from "./errors.js";
-import { formatList } from "./list.js";
+import { formatList, formatProfiles } from "./list.js";
 import { DEFAULT_PLAY_INPUT, DEFAULT_PLAY_MODEL, playRequest } from "./play.js";
 import { PROXY_FLAGS, proxyFlags, proxyOptions, type ProxyArgs } from "./proxy.js";
 
@@ -58,6 +61,8 @@ function errorLines(err: unknown): string[] {
   if (err instanceof OptionsError) return [...err.problems];
   if (err instanceof UnknownScenarioError)
     return [`--scenario: unknown scenario '${err.scenario.slice(0, 80)}'. ${err.hint}`];
+  if (err instanceof UnknownProfileError)
+    return [`--profile: unknown profile '${err.profile.slice(0, 80)}'. ${err.hint}`];
   if (err instanceof StoreConnectError) return [err.describe("--store")];
   const listen = listenErrorMessage(err);
   if (listen !== undefined) return [listen];
@@ -67,7 +72,7 @@ function errorLines(err: unknown): string[] {
 /** An error as every command prints it. */
 function errorText(err: unknown): string {
   // One `FILE: $.path: message` line per issue, exactly as `validate` prints them.
-  if (err instanceof ScenarioError) return err.issues.map(formatIssue).join("\n") + "\n";
+  if (err instanceof ScenarioError || err instanceof ServiceError) return err.issues.map(formatIssue).join("\n") + "\n";
   return errorLines(err)
     .map((line) => `${NAME}: ${line}\n`)
     .join("");
@@ -141,6 +146,13 @@ interface ServeArgs extends ScenarioArgs {
   admin: boolean;
   strict: boolean;
   log?: string;
+  service?: string;
+  profile?: string;
+  rpm?: number;
+  tpm?: number;
+  "max-concurrent"?: number;
+  queue?: number;
+  "queue-timeout-ms"?: number;
 }
 
 /** The flags by option name (serve's; list and play use some), so that a bad value is reported as the flag it was typed as. */
@@ -164,6 +176,13 @@ const SERVE_FLAGS: Partial<Record<keyof ServerOptionsInput, string>> = {
   scenarios: "--scenarios",
   scenario: "--scenario",
   log: "--log",
+  service: "--service",
+  profile: "--profile",
+  rpm: "--rpm",
+  tpm: "--tpm",
+  maxConcurrent: "--max-concurrent",
+  queue: "--queue",
+  queueTimeoutMs: "--queue-timeout-ms",
 };
 
 async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
@@ -192,10 +211,20 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
+      service: argv.service,
+      profile: argv.profile,
+      rpm: argv.rpm,
+      tpm: argv.tpm,
+      maxConcurrent: argv["max-concurrent"],
+      queue: argv.queue,
+      queueTimeoutMs: argv["queue-timeout-ms"],
       // The CLI logs unless told not to (the API does not).
       log: (argv.log ?? "pretty") as ServerOptionsInput["log"],
     };
-    resolveOptions(options, { ...SERVE_FLAGS, ...PROXY_FLAGS });
+    const resolved = resolveOptions(options, { ...SERVE_FLAGS, ...PROXY_FLAGS });
+    // The primary starts no server: it reads the service file itself, so that a bad one is reported once, and limits are refused without a shared store.
+    if (!isWorker() && resolved.workers > 1)
+      refuseLocalLimits(resolved.workers, resolved.store, await loadService(resolved));
   } catch (err) {
     fail(err);
     return;
@@ -237,13 +266,98 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   if (options.log === "off") console.log(`${NAME} listening on ${mock.baseURL}`);
 }
 
+/**
+ * `--workers N` with limits and the memory store: each worker would keep its
+ * own buckets, budgets and concurrency counts, so N workers would let through
+ * N times what the limits say. Refused, with what to do instead.
+ */
+function refuseLocalLimits(workers: number, store: string, service: Awaited<ReturnType<typeof loadService>>): void {
+  if (store !== "memory") return;
+  const limits = limitsSet(service);
+  if (limits.length === 0) return;
+  throw new UsageError(
+    `--workers ${workers} with limits (${limits.join(", ")}${service.source ? `; service file ${service.source}` : ""}) and the memory store: each worker process would keep its own rate-limit buckets, budgets and concurrency counts, so ${workers} workers would let through ${workers} times the limits. Give --store redis://HOST:PORT to share them, or run one worker.`,
+  );
+}
+
 // ---------------------------------------------------------------- validate
+
+/** Where a file of `validate` stands: a scenario, a service, or a problem. */
+type Checked = { file: string; ok: string } | { file: string; scenario: true };
 
 async function validate(argv: { files: string[] }): Promise<void> {
   try {
-    const loaded = await loadScenarios(argv.files);
-    if (loaded.length === 0) throw new UsageError(`no scenario files (*.json) in ${argv.files.join(", ")}`);
-    await writeOut(loaded.map((l) => `ok ${l.source} (${l.scenario.name})\n`).join(""));
+    const issues: ServiceError["issues"] = [];
+    const checked: Checked[] = [];
+    // Service files are told apart by their $schema or their keys (isServiceDocument); every other file is a scenario.
+    for (const path of argv.files) {
+      let files: string[];
+      try {
+        files = await jsonFiles(path);
+      } catch (err) {
+        issues.push({
+          file: path,
+          path: "$",
+          message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        });
+        continue;
+      }
+      for (const file of files) {
+        const name = displayPath(file);
+        let value: unknown;
+        let text: string;
+        try {
+          text = await readFile(file, "utf8");
+        } catch (err) {
+          issues.push({
+            file: name,
+            path: "$",
+            message: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          });
+          continue;
+        }
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = undefined;
+        }
+        if (!isServiceDocument(value)) {
+          checked.push({ file, scenario: true });
+          continue;
+        }
+        try {
+          const service = parseServiceText(text, name);
+          const models = Object.keys(service.models ?? {}).length;
+          const profiles = Object.keys(service.profiles ?? {}).length;
+          checked.push({
+            file,
+            ok: `ok ${name} (service: ${models} model${models === 1 ? "" : "s"}, ${profiles} profile${profiles === 1 ? "" : "s"})`,
+          });
+        } catch (err) {
+          if (!(err instanceof ServiceError)) throw err;
+          issues.push(...err.issues);
+        }
+      }
+    }
+    const scenarioFiles = checked.filter((c) => "scenario" in c).map((c) => c.file);
+    const okScenarios = new Map<string, string>();
+    if (scenarioFiles.length > 0) {
+      try {
+        for (const l of await loadScenarios(scenarioFiles))
+          okScenarios.set(l.source, `ok ${l.source} (${l.scenario.name})`);
+      } catch (err) {
+        if (!(err instanceof ScenarioError)) throw err;
+        issues.push(...err.issues);
+      }
+    }
+    if (issues.length > 0) throw new ServiceError(issues);
+    if (checked.length === 0)
+      throw new UsageError(`no scenario files (*.json) in ${argv.files.join(", ")}, nor service files`);
+    await writeOut(
+      checked
+        .map((c) => ("ok" in c ? c.ok : (okScenarios.get(displayPath(c.file)) ?? `ok ${displayPath(c.file)}`)) + "\n")
+        .join(""),
+    );
   } catch (err) {
     fail(err);
   }
@@ -251,8 +365,18 @@ async function validate(argv: { files: string[] }): Promise<void> {
 
 // ---------------------------------------------------------------- list
 
-async function list(argv: ScenarioArgs & { scenario?: string }): Promise<void> {
+async function list(
+  argv: ScenarioArgs & { scenario?: string; profiles: boolean; service?: string; profile?: string },
+): Promise<void> {
   try {
+    if (argv.profiles) {
+      const resolved = resolveOptions({ service: argv.service, profile: argv.profile }, SERVE_FLAGS);
+      await writeOut(formatProfiles(await loadService(resolved)));
+      return;
+    }
+    for (const flag of ["service", "profile"] as const)
+      if (argv[flag] !== undefined)
+        throw new UsageError(`--${flag}: goes with --profiles (list --profiles --${flag} …)`);
     // The options schema of the API checks the values (and supplies the defaults), as for serve.
     const resolved = resolveOptions(
       { scenarios: argv.scenarios, library: argv.library, scenario: argv.scenario },
@@ -347,7 +471,7 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
 
 const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
-const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "json"];
+const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "json", "profiles"];
 
 // The words as typed, with the command moved first if `--scenarios` came before it.
 const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });
@@ -491,8 +615,44 @@ function serveFlags<T>(y: Argv<T>) {
         type: "string",
         describe:
           "Request log on stdout: pretty (coloured on a terminal), json (one object per line) or off (default pretty)",
+      })
+      .option("service", {
+        type: "string",
+        describe:
+          "Service file (JSON, service.schema.json): models with prices, limits, capacity and latency profiles; limits per API key; named profiles",
+      })
+      .option("rpm", {
+        requiresArg: true,
+        coerce: numberFlag("rpm"),
+        describe: "Requests per minute per API key × model, for every model the service file gives no rpm",
+      })
+      .option("tpm", {
+        requiresArg: true,
+        coerce: numberFlag("tpm"),
+        describe:
+          "Tokens (input + output) per minute per API key × model, for every model the service file gives no tpm",
+      })
+      .option("max-concurrent", {
+        requiresArg: true,
+        coerce: numberFlag("maxConcurrent"),
+        describe: "Answers playing at once, server-wide (a model's own maxConcurrent in the service file wins)",
+      })
+      .option("queue", {
+        requiresArg: true,
+        coerce: numberFlag("queue"),
+        describe: "Answers that may wait for a slot beyond --max-concurrent (default 0: a 503 at once)",
+      })
+      .option("queue-timeout-ms", {
+        requiresArg: true,
+        coerce: numberFlag("queueTimeoutMs"),
+        describe: "The longest an answer waits in the queue before a 503, in ms (default: no limit)",
       }),
   );
+}
+
+/** `--profile NAME`: serve's and list's (a proxied answer is paced by its upstream, so proxy has none). */
+function profileFlag<T>(y: Argv<T>, describe: string) {
+  return y.option("profile", { type: "string", describe });
 }
 
 const cli = yargs(line.args)
@@ -503,7 +663,11 @@ const cli = yargs(line.args)
   .command(
     ["serve", "$0"],
     "Start the mock server (the default command).",
-    (y) => serveFlags(y),
+    (y) =>
+      profileFlag(
+        serveFlags(y),
+        "Latency profile of every answer whose model names none in the service file: instant (the default: no latency), fast, typical, slow-reasoning, or the file's (see 'list --profiles')",
+      ),
     (argv) => serve(argv),
   )
   .command(
@@ -514,25 +678,40 @@ const cli = yargs(line.args)
   )
   .command(
     "validate <files..>",
-    "Check scenario files (files or folders): every error with its file and JSON path.",
+    "Check scenario files and service files (files or folders): every error with its file and JSON path.",
     (y) =>
       y.positional("files", {
         type: "string",
         array: true,
         demandOption: true,
         default: undefined,
-        describe: "Scenario files or folders",
+        describe:
+          "Scenario files, service files or folders (a service file is one whose $schema names service.schema.json, or with service keys such as models or profiles and no name)",
       }),
     (argv) => validate({ files: argv.files }),
   )
   .command(
     "list",
-    "Show the scenarios a server would load, with the default marked.",
+    "Show the scenarios a server would load, with the default marked; --profiles: the latency profiles.",
     (y) =>
-      scenarioOptions(y).option("scenario", {
-        type: "string",
-        describe: "The default scenario to mark (default auto)",
-      }),
+      profileFlag(
+        scenarioOptions(y)
+          .option("scenario", {
+            type: "string",
+            describe: "The default scenario to mark (default auto)",
+          })
+          .option("profiles", {
+            type: "boolean",
+            default: false,
+            describe:
+              "List the latency profiles instead: TTFT and inter-token median/p99 in ms, slowdown k/capacity, description",
+          })
+          .option("service", {
+            type: "string",
+            describe: "With --profiles: a service file whose profiles are listed too",
+          }),
+        "With --profiles: the default profile to mark (as serve --profile)",
+      ),
     (argv) => list(argv),
   )
   .command(

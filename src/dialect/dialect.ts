@@ -34,6 +34,11 @@ export interface ErrorSpelling {
     ) => string;
   };
   /**
+   * A 503 `server_is_overloaded` (more answers than the capacity and its
+   * queue take: src/turn/capacity.ts): this dialect's error `type` and message.
+   */
+  overloaded?: { type: string; message: string };
+  /**
    * Codes for a string or list longer than its maximum (`string_above_max_length`,
    * `array_above_max_length`), and their message.
    */

@@ -78,6 +78,11 @@ export const openai: DialectDescription = {
           : `Rate limit reached for ${info.model} in organization ${OPENAI_ORG} on ${per}: Limit ${info.limit}, Used ${info.used}, Requested ${info.requested}. Please try again in ${goDuration(info.retryMs)}. Visit https://platform.openai.com/account/rate-limits to learn more.`;
       return { type: info.kind, code: "rate_limit_exceeded", message };
     },
+    // What api.openai.com sends when a model has no capacity left (503): the type and message of its overloaded error.
+    overloaded: {
+      type: "service_unavailable_error",
+      message: "Our servers are currently overloaded. Please try again later.",
+    },
     rateLimitHeaders: {
       "x-ratelimit-limit-requests": "10000",
       "x-ratelimit-remaining-requests": "0",

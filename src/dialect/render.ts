@@ -253,9 +253,10 @@ export function renderErrorObject(
 ): { type: string; code: string | null; param: string | null; message: string } {
   if (d.identity) return { type: error.type, code: error.code, param: error.param, message: error.message };
   const spelling = d.errors;
-  const type = spelling.types[error.type] ?? error.type;
+  let type = spelling.types[error.type] ?? error.type;
   let code = error.code !== null && Object.hasOwn(spelling.codes, error.code) ? spelling.codes[error.code] : error.code;
   let message = error.message;
+  if (error.code === "server_is_overloaded" && spelling.overloaded) ({ type, message } = spelling.overloaded);
   if (error.bound && spelling.bounds && error.param) {
     const b = spelling.bounds;
     const name = error.param.replace(/^.*[.\]]/, "");

@@ -17,6 +17,7 @@ import { sessionOfContext, type AppDeps } from "./deps.js";
 import { readJsonBody } from "./body.js";
 import { addInspectorRoutes } from "./inspector-routes.js";
 import { addLimitsRoutes } from "./limits-routes.js";
+import { profilesJson } from "./models.js";
 import { sessionOf } from "../session/session.js";
 
 const json = (ctx: Context, body: unknown, status = 200) => {
@@ -202,6 +203,9 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
       badScenario(err);
     }
   });
+
+  // GET /__mock/profiles: the latency profiles (built-in and the service file's), each in the service file's shape.
+  router.get("/profiles", (ctx) => json(ctx, profilesJson(deps.service)));
 
   // POST /__mock/reset: forget the session's journal entries, controls and limiter state (buckets, spend, usage, limits), or everything (like mock.reset()).
   router.post("/reset", async (ctx) => {

@@ -14,6 +14,7 @@ import { bearerChecker } from "./auth.js";
 import { journalEntry, type AppDeps } from "./deps.js";
 import { addInspectorPage } from "./inspector-page.js";
 import { asApiError, endEntry, entryError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
+import { modelRoutes } from "./models.js";
 import { handleCreateResponse } from "./responses.js";
 import { storedRoutes } from "./stored-routes.js";
 
@@ -98,10 +99,10 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 
 /**
  * What a 404 says: what is there instead. Admin routes that are off say so;
- * a `/v1/…` path that is not the Responses API (chat completions, embeddings,
- * models, …) says that only the Responses API is served, and lists its
- * routes (as does an unknown path under `/v1/responses`); a Responses path without `/v1` points at the base URL; anything
- * else says where the API is.
+ * a `/v1/…` path that is not the Responses API or the models (chat
+ * completions, embeddings, …) says that only those are served, and lists
+ * their routes (as does an unknown path under `/v1/responses`); a Responses
+ * path without `/v1` points at the base URL; anything else says where the API is.
  */
 function notFoundMessage(method: string, path: string, admin: boolean, router: Router): string {
   const route = `${method.slice(0, 20)} ${path.slice(0, 80)}`;
@@ -113,7 +114,7 @@ function notFoundMessage(method: string, path: string, admin: boolean, router: R
   if (under(path, "/v1/responses"))
     return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
   if (under(path, "/v1")) {
-    return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`;
+    return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}) and lists its models (${routesUnder(router, "/v1/models")}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`;
   }
   if (under(path, "/responses"))
     return `No route for ${route}. The API lives under /v1: did you mean ${method.slice(0, 20)} /v1${path.slice(0, 80)}? Give clients the base URL ending in /v1.`;
@@ -186,6 +187,10 @@ export function createApp(deps: AppDeps): RequestApp {
   router.delete("/v1/responses/:id", guard, stored.remove);
   router.post("/v1/responses/:id/cancel", guard, stored.cancel);
   router.get("/v1/responses/:id/input_items", guard, stored.inputItems);
+  // What Codex CLI and model pickers ask first (Codex adds ?client_version=…, which changes nothing).
+  const models = modelRoutes(deps);
+  router.get("/v1/models", guard, models.list);
+  router.get("/v1/models/:id", guard, models.retrieve);
   if (deps.admin) {
     addAdminRoutes(router, deps, guard);
     // The inspector's page and assets hold no data: served without the key (the data routes it reads need it).

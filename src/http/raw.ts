@@ -66,6 +66,19 @@ export function endEntry(
   journal.end(entry, now - started);
 }
 
+/**
+ * Calls `fn` if the client goes away before the response has been sent whole
+ * (the socket closes first); returns what stops listening. A turn waiting for
+ * a slot leaves its queue by it.
+ */
+export function onClientGone(res: ServerResponse, fn: () => void): () => void {
+  const listener = () => {
+    if (!res.writableFinished) fn();
+  };
+  res.once("close", listener);
+  return () => void res.off("close", listener);
+}
+
 /** Sends a whole JSON answer (the body already serialised). */
 export function sendJson(
   res: ServerResponse,

@@ -48,7 +48,7 @@ export async function handleCreateResponse(
   deps: AppDeps,
   entry: JournalEntry | undefined,
 ): Promise<void> {
-  const { input } = await readCreateRequest(req, deps, entry, "http");
+  const { input } = await readCreateRequest(req, deps, entry, "http", res);
   const { request, dialect, started } = input;
   if (request.background && request.store === false) {
     throw new ApiError({

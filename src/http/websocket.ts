@@ -188,7 +188,7 @@ function checkUpgrade(
     check(raw && !/^Bearer\s/i.test(raw) ? `Bearer ${raw}` : raw);
   }
   const headers = fromHeaders(req.headers);
-  const controls = readControls(headers);
+  const controls = readControls(headers, deps.service.profiles);
   const dialect = controls.dialect ?? deps.dialect;
   const strict = controls.strict ?? deps.strict ?? false;
   const session = sessionOf(headers.get("x-mock-session") || undefined);
@@ -231,6 +231,16 @@ class Connection {
   private readonly lookup: Pick<ResponseStore, "get">;
   /** Whether this connection holds a response (a shared store need not be asked for it). */
   private readonly holds = (id: string) => this.cache.has(id);
+  /** Calls `fn` when the connection goes (a turn waiting for a slot leaves the queue). */
+  private readonly onGone = (fn: () => void): (() => void) => {
+    const { signal } = this.controller;
+    if (signal.aborted) {
+      fn();
+      return () => undefined;
+    }
+    signal.addEventListener("abort", fn, { once: true });
+    return () => signal.removeEventListener("abort", fn);
+  };
 
   constructor(
     private readonly ws: WebSocket,
@@ -439,6 +449,7 @@ class Connection {
         delivery: "stream",
         // The record the store would keep, kept on the connection whatever `store` says.
         keepRecord: true,
+        onGone: this.onGone,
       });
       entry.status = 200;
       const { answer } = turn;

@@ -198,7 +198,8 @@ export function prettyStart(summary: StartSummary, options: PrettyOptions): stri
  * One request, pretty:
  * `12:03:04.512  POST   /v1/responses  200 completed  greeting (header)  14 events  passed  $0.000125  38 ms  session s1`.
  * An error answer shows its code after `error`; requests that chose no scenario leave it out. The
- * limiter's verdict shows when a limit applied (`rate_limited (requests)`), the cost when an answer was planned.
+ * limiter's verdict shows when a limit applied (`rate_limited (requests)`), the cost when an answer
+ * was given; an answer that waited for a slot says how long (`waited 120 ms`) before its duration.
  */
 export function prettyRequest(entry: JournalEntry, options: PrettyOptions): string {
   const p = options.colour ? PAINTS : NO_PAINT;
@@ -225,6 +226,8 @@ export function prettyRequest(entry: JournalEntry, options: PrettyOptions): stri
     parts.push((verdict === "passed" ? p.green : p.yellow)(limit === null ? verdict : `${verdict} (${limit})`));
   }
   if (entry.costUsd !== null) parts.push(usd(entry.costUsd));
+  // The time it waited for a slot (capacity), part of the duration after it.
+  if (entry.waitMs !== null && entry.waitMs > 0) parts.push(p.yellow(`waited ${duration(entry.waitMs)}`));
   parts.push(entry.durationMs === null ? "-" : duration(entry.durationMs));
   if (entry.session !== null) parts.push(`session ${safeText(entry.session, 80)}`);
   return parts.join("  ");
@@ -273,6 +276,7 @@ export function jsonRequest(entry: JournalEntry): string {
     streamed: entry.streamed,
     events: entry.events,
     durationMs: roundMs(entry.durationMs),
+    waitMs: roundMs(entry.waitMs),
     session: entry.session,
     responseId: entry.responseId,
     upstream: entry.upstream,

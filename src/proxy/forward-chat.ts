@@ -125,7 +125,7 @@ export async function forwardChatCreate(
   entry: JournalEntry | undefined,
 ): Promise<void> {
   const { deps } = p;
-  const { json, input } = await readCreateRequest(req, deps, entry, "proxy");
+  const { json, input } = await readCreateRequest(req, deps, entry, "proxy", res);
   // Answered as it arrives from the upstream, never as a background run.
   input.delivery = input.request.stream === true ? "stream" : "json";
   // The turn's first steps are the mock's: the chain (a shared store fetches it first), the conversation, the seed.

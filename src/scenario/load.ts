@@ -1,14 +1,24 @@
 /**
  * Loading scenario files from disk — the only file-system code of the
  * scenario layer. Paths may be files or folders (every *.json inside, sorted,
- * recursively, but not `node_modules` nor dot-folders and dot-files). All
- * problems of all files are reported together.
+ * recursively, but not `node_modules` nor dot-folders and dot-files, nor
+ * service files found in a folder). All problems of all files are reported together.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScenarioError, parseScenarioText, validateScenario, type ScenarioIssue } from "./parse.js";
 import type { Scenario, ScenarioInput } from "./schema.js";
+import { isServiceDocument } from "../service/parse.js";
+
+/** Whether a file's text is a service file's (its JSON is, by isServiceDocument); not JSON: no. */
+function isServiceText(text: string): boolean {
+  try {
+    return isServiceDocument(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
 
 /** The shipped library: `scenarios/` at the package root. */
 export const LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
@@ -26,7 +36,8 @@ export interface LoadedScenario {
  */
 export const skippedInWalk = (name: string): boolean => name === "node_modules" || name.startsWith(".");
 
-async function jsonFiles(path: string): Promise<string[]> {
+/** The `*.json` files a path stands for: itself, or (a folder) every one under it, sorted, but not `*.schema.json`. */
+export async function jsonFiles(path: string): Promise<string[]> {
   const info = await stat(path);
   if (!info.isDirectory()) return [path];
   const entries = await readdir(path, { withFileTypes: true });
@@ -40,7 +51,8 @@ async function jsonFiles(path: string): Promise<string[]> {
   return out;
 }
 
-const display = (file: string) => {
+/** A path as messages show it: relative to the working folder when under it. */
+export const displayPath = (file: string) => {
   const rel = relative(process.cwd(), file);
   return rel && !rel.startsWith("..") ? rel : file;
 };
@@ -77,10 +89,13 @@ export async function loadScenarios(
       });
       continue;
     }
+    const walked = files.length !== 1 || files[0] !== resolve(source);
     for (const file of files) {
-      const name = display(file);
+      const name = displayPath(file);
       try {
         const text = await readFile(file, "utf8");
+        // A service file in a folder of scenarios is the service's (serve --service FILE), not a broken scenario.
+        if (walked && isServiceText(text)) continue;
         loaded.push({ scenario: parseScenarioText(text, name), source: name });
       } catch (err) {
         if (err instanceof ScenarioError) issues.push(...err.issues);

@@ -94,7 +94,7 @@ export const DEFAULT_PRICES: Prices = Object.freeze({ input: 2.5, cachedInput: 1
 export const BUILTIN_PROFILES: readonly LatencyProfile[] = Object.freeze([
   {
     name: "instant",
-    description: "no latency: every event at once (the default)",
+    description: "no latency: every event at once (what the mock does without a profile)",
     ttft: { medianMs: 0, p99Ms: 0 },
     itl: { medianMs: 0, p99Ms: 0 },
     slowdown: { k: 0, capacity: 1 },

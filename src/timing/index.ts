@@ -7,3 +7,4 @@ export * from "./clock.js";
 export * from "./profile.js";
 export * from "./schedule.js";
 export * from "./pacer.js";
+export * from "./latency.js";

@@ -12,6 +12,7 @@
  */
 import { countTokens } from "../generate/tokens.js";
 import type { StreamEvent } from "../spec/index.js";
+import { drawLogNormal, logNormalOf, slowdownFactor, type LatencyDraws } from "./latency.js";
 import { type Faults, type TimingProfile } from "./profile.js";
 
 /** Anything with `next()` in [0, 1); the seeded rng fits. */
@@ -72,6 +73,14 @@ export interface ScheduleOptions {
    */
   pauses?: ReadonlyMap<number, number> | ((index: number) => number);
   faults?: Faults;
+  /**
+   * A latency profile's draws (latency.ts): the gap before the first event
+   * is a TTFT draw; the gap before a text delta of n tokens is the sum of n
+   * ITL draws (n − 1 for the answer's first delta, whose first token is the
+   * TTFT's), times the slowdown under load; any other event comes with the
+   * one before it (no gap of its own). Undefined: the profile's fixed pace.
+   */
+  latency?: LatencyDraws;
 }
 
 /**
@@ -97,6 +106,15 @@ export class SlotCursor implements SlotSequence {
   private ended: EndSlot | undefined;
   private finished = false;
   private readonly pauseOf: (index: number) => number;
+  /** A profile's log-normal TTFT (μ, σ), when drawn. */
+  private readonly ttftMu: number = 0;
+  private readonly ttftSigma: number = 0;
+  /** A profile's log-normal ITL (μ, σ), when drawn (`latency.itl` set). */
+  private readonly itlMu: number = 0;
+  private readonly itlSigma: number = 0;
+  private readonly latency: LatencyDraws | undefined;
+  /** No text delta yet: the first one's first token came with the TTFT. */
+  private firstDelta = true;
 
   constructor(
     private readonly events: ScheduledEvents,
@@ -108,6 +126,10 @@ export class SlotCursor implements SlotSequence {
     const { pauses } = options;
     this.pauseOf = pauses === undefined ? () => 0 : typeof pauses === "function" ? pauses : (i) => pauses.get(i) ?? 0;
     this.faults = options.faults ?? {};
+    const { latency } = options;
+    this.latency = latency;
+    if (latency?.ttft) ({ mu: this.ttftMu, sigma: this.ttftSigma } = logNormalOf(latency.ttft));
+    if (latency?.itl) ({ mu: this.itlMu, sigma: this.itlSigma } = logNormalOf(latency.itl));
     if (this.faults.stall?.afterEvents === 0) {
       this.stallFrom = 0;
       this.stallTo = this.faults.stall.ms;
@@ -207,15 +229,34 @@ export class SlotCursor implements SlotSequence {
   /** The pause before event `i` (draws its jitter). */
   private gapBefore(i: number, event: Pick<StreamEvent, "type">): number {
     const { profile, faults } = this;
+    const { latency } = this;
     let gap: number;
-    if (i === 0) gap = profile.latencyMs;
+    if (i === 0) gap = latency?.ttft ? drawLogNormal(this.ttftMu, this.ttftSigma, this.rng.next()) : profile.latencyMs;
+    else if (latency?.itl) gap = isTextDelta(event.type) ? this.tokenGaps(latency, event) : 0;
     else if (profile.tokensPerSecond && isTextDelta(event.type))
       gap = (countTokens(deltaText(event)) / profile.tokensPerSecond) * 1000;
     else gap = profile.chunkMs;
-    gap = Math.max(0, gap + (i === 0 && profile.latencyMs === 0 ? 0 : this.jitter()));
+    gap = Math.max(0, gap + (i === 0 && gap === 0 ? 0 : this.jitter()));
     gap += this.pauseOf(i);
     if (faults.stall && faults.stall.afterEvents === i) gap += faults.stall.ms;
     return gap;
+  }
+
+  /**
+   * The gap before a text delta under a profile's ITL: one draw per token
+   * (the sum of n), the first delta's first token excepted, times the
+   * slowdown at the load read now.
+   */
+  private tokenGaps(latency: LatencyDraws, event: Pick<StreamEvent, "type">): number {
+    let n = countTokens(deltaText(event));
+    if (this.firstDelta && n > 0) {
+      this.firstDelta = false;
+      n--;
+    }
+    let gap = 0;
+    for (let t = 0; t < n; t++) gap += drawLogNormal(this.itlMu, this.itlSigma, this.rng.next());
+    const { load, slowdown } = latency;
+    return load !== undefined && slowdown.k > 0 && gap > 0 ? gap * slowdownFactor(slowdown, load()) : gap;
   }
 
   /** Event `i` is at `at`: the stall starts there when it comes after it. */
@@ -251,13 +292,14 @@ export function scheduleCursor(
 
 /**
  * Builds the whole schedule of a stream. `pauses` maps an event index to an
- * extra pause before it (per-step delays of scripted turns).
+ * extra pause before it (per-step delays of scripted turns); `latency`, a
+ * latency profile's draws (ScheduleOptions).
  */
 export function buildSchedule(
   events: readonly StreamEvent[],
   profile: TimingProfile,
   rng: JitterSource,
-  options: { pauses?: ReadonlyMap<number, number>; faults?: Faults } = {},
+  options: { pauses?: ReadonlyMap<number, number>; faults?: Faults; latency?: LatencyDraws } = {},
 ): Schedule {
   const cursor = new SlotCursor(events, profile, rng, options);
   const slots: Slot[] = [];

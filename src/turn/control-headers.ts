@@ -1,10 +1,11 @@
 /**
  * The `x-mock-*` request headers that steer one request: its seed, its
- * scenario, its timing and its faults. Each is validated; a bad value is a
+ * scenario, its timing, its latency profile and its faults. Each is validated; a bad value is a
  * 400 that names the header and says what it takes.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { DIALECTS, dialectFromHeader, type Dialect } from "../dialect/index.js";
+import type { LatencyProfile } from "../service/service.js";
 import { ApiError } from "../spec/index.js";
 import type { Faults, TimingProfile } from "../timing/profile.js";
 
@@ -135,24 +136,50 @@ export function answerDialect(headers: IncomingHttpHeaders, fallback: Dialect): 
   return (typeof raw === "string" && DIALECTS.get(raw.trim())) || fallback;
 }
 
+/**
+ * `x-mock-profile: NAME`: the latency profile of this answer, one of the
+ * service's (a 400 naming the known ones for another name). Without
+ * `profiles` the header is not read.
+ */
+export function profileHeader(
+  ctx: HeaderSource,
+  profiles: ReadonlyMap<string, LatencyProfile> | undefined,
+): LatencyProfile | undefined {
+  const raw = ctx.get("x-mock-profile");
+  if (raw === "" || profiles === undefined) return undefined;
+  const profile = profiles.get(raw.trim());
+  if (profile) return profile;
+  throw bad(
+    "x-mock-profile",
+    `names an unknown latency profile '${raw.slice(0, 40)}'; the known profiles are ${[...profiles.keys()].map((n) => `'${n}'`).join(", ")}.`,
+  );
+}
+
 /** Everything the `x-mock-*` headers of one request ask for, read and validated once. */
 export interface RequestControls {
   seed: number | undefined;
   scenario: string | undefined;
   dialect: Dialect | undefined;
   timing: Partial<TimingProfile>;
+  /** `x-mock-profile`: the latency profile it names (over the model's and the server's). */
+  profile: LatencyProfile | undefined;
   fault: Faults | undefined;
   /** `x-mock-strict`: undefined leaves the server's `strict` option. */
   strict: boolean | undefined;
 }
 
-/** Reads and validates the control headers (a 400 naming the first bad one). */
-export function readControls(headers: HeaderSource): RequestControls {
+/**
+ * Reads and validates the control headers (a 400 naming the first bad one).
+ * `profiles` are the service's named latency profiles, which `x-mock-profile`
+ * may name.
+ */
+export function readControls(headers: HeaderSource, profiles?: ReadonlyMap<string, LatencyProfile>): RequestControls {
   return {
     seed: seedHeader(headers),
     scenario: headers.get("x-mock-scenario") || undefined,
     dialect: dialectHeader(headers),
     timing: timingHeaders(headers),
+    profile: profileHeader(headers, profiles),
     fault: faultHeader(headers),
     strict: strictHeader(headers),
   };

@@ -32,8 +32,9 @@ import type { CreateResponseBody, ItemParam, ResponseResource } from "../spec/in
 import { conversationOf } from "../store/conversation.js";
 import { PlannedRecord } from "../store/planned-record.js";
 import type { ResponseStore } from "../store/response-store.js";
-import type { Service } from "../service/service.js";
+import type { LatencyProfile, Service } from "../service/service.js";
 import type { Clock } from "../timing/clock.js";
+import type { LatencyDraws } from "../timing/latency.js";
 import { playSchedule, type AbortLike, type PaceSink, type PlayResult } from "../timing/pacer.js";
 import {
   hasFaults,
@@ -41,10 +42,12 @@ import {
   resolveTiming,
   type Faults,
   type ResolvedTiming,
+  type ScenarioProfile,
   type TimingProfile,
 } from "../timing/profile.js";
 import { filterSlots, scheduleCursor, type Schedule, type SlotCursor } from "../timing/schedule.js";
 import type { RequestControls } from "./control-headers.js";
+import { loadKey, type ActiveStreams } from "./load.js";
 import type { Run, Runs } from "./runs.js";
 
 /** What a turn reads and writes: the server's state and settings. */
@@ -74,6 +77,8 @@ export interface TurnDeps {
   steps?: readonly TurnStep[];
   /** The service it plays (models, prices, limits, profiles): src/service/. */
   service: Service;
+  /** How many answers of each model this process is playing (a profile's slowdown under load reads it); none: not counted. */
+  active?: ActiveStreams;
   /** Called with errors that are the server's fault (500s), and a step's failure to end. */
   onError?: (error: unknown) => void;
 }
@@ -127,6 +132,12 @@ export interface TurnInput {
   delivery: Delivery;
   /** Keep a record of the answer even with `store: false` (a WebSocket connection continues from its own). */
   keepRecord?: boolean;
+  /**
+   * Calls `fn` once if the client goes away before its answer is over (a turn
+   * waiting in a queue then leaves it); returns what stops listening.
+   * Undefined when the transport cannot tell.
+   */
+  onGone?: ((fn: () => void) => () => void) | undefined;
 }
 
 /** A turn once it has begun: its conversation and seed. */
@@ -238,7 +249,7 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
       session,
       repeat: turn.repeat,
     });
-    turn.timing = timingOf(deps, controls, planned);
+    turn.timing = timingOf(deps, controls, planned, request.model);
     // Events are built only when they are sent or paced (a long answer's each as it comes due); a plain JSON answer needs only the final response.
     const answer =
       delivery === "background"
@@ -290,27 +301,91 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
   }
 }
 
-/** The timing profile and faults of an answer: server < scenario < turn < request headers (a recorded pace under the server's: resolveTiming). */
+/**
+ * The timing profile and faults of an answer: server < scenario < turn <
+ * request headers (a recorded pace under the server's: resolveTiming), and
+ * its latency profile, if any (latencyOf).
+ */
 export function timingOf(
-  deps: Pick<TurnDeps, "timing">,
+  deps: Pick<TurnDeps, "timing"> & Partial<Pick<TurnDeps, "service" | "active">>,
   controls: RequestControls | undefined,
   answer: Pick<Answer, "plan">,
+  model?: string | null,
 ): AnswerTiming {
-  const { profile, stepDelays } = resolveTiming(deps.timing, answer.plan.timing, controls?.timing);
+  const resolved = resolveTiming(deps.timing, answer.plan.timing, controls?.timing);
+  const { profile } = resolved;
   const faults = mergeFaults(answer.plan.fault, controls?.fault);
+  const chosen = deps.service ? profileOf(deps.service, controls?.profile, model) : undefined;
+  const latency = chosen && latencyOf(chosen, deps.timing, answer.plan.timing, controls?.timing, deps.active, model);
+  // A profile's ITL replaces a recorded pace, and with it the recorded delays between items (measured against that pace).
+  const stepDelays = resolved.stepDelays && !(latency?.itl && answer.plan.timing?.recorded);
   const paced =
     profile.latencyMs > 0 ||
     profile.chunkMs > 0 ||
     profile.jitterMs > 0 ||
     profile.tokensPerSecond !== null ||
+    latency !== undefined ||
     hasFaults(faults);
-  return { profile, stepDelays, faults, paced };
+  return { profile, stepDelays, faults, paced, latency };
 }
 
-/** An answer's timing: its profile and step delays, its faults, and whether any of it takes time. */
+/**
+ * The latency profile of an answer, highest first: the request's
+ * `x-mock-profile`, the model's (the service file's model, else its default
+ * for models it does not list), the server's (`--profile`); undefined: none.
+ */
+export function profileOf(
+  service: Service,
+  header: LatencyProfile | undefined,
+  model: string | null | undefined,
+): LatencyProfile | undefined {
+  if (header) return header;
+  // modelOf without the copy it makes of the defaults for a model not listed.
+  const name = (service.models.get(model ?? "") ?? service.defaults).profile ?? service.profile;
+  return name === undefined ? undefined : service.profiles.get(name);
+}
+
+/**
+ * What a latency profile puts in an answer's schedule, or undefined when
+ * nothing (a profile of zero medians, as `instant`, or one whose every part
+ * is replaced). Explicit timing beats a profile, part by part: a `latencyMs`
+ * given (the server's option or flag, a hand-written scenario's or turn's,
+ * `x-mock-latency-ms`) replaces the TTFT draw; a `chunkMs` or
+ * `tokensPerSecond` so given replaces the ITL draws. A recorded pace (`proxy
+ * --record`) replaces neither: a profile replaces it.
+ */
+export function latencyOf(
+  chosen: LatencyProfile,
+  server: Partial<TimingProfile> | undefined,
+  scenario: ScenarioProfile | undefined,
+  request: Partial<TimingProfile> | undefined,
+  active: ActiveStreams | undefined,
+  model: string | null | undefined,
+): LatencyDraws | undefined {
+  const written = scenario?.recorded ? undefined : scenario;
+  const latencyGiven =
+    server?.latencyMs !== undefined || written?.latencyMs !== undefined || request?.latencyMs !== undefined;
+  const paceGiven =
+    server?.chunkMs !== undefined ||
+    written?.chunkMs !== undefined ||
+    request?.chunkMs !== undefined ||
+    server?.tokensPerSecond != null ||
+    written?.tokensPerSecond != null ||
+    request?.tokensPerSecond != null;
+  const ttft = !latencyGiven && chosen.ttft.medianMs > 0 ? chosen.ttft : undefined;
+  const itl = !paceGiven && chosen.itl.medianMs > 0 ? chosen.itl : undefined;
+  if (!ttft && !itl) return undefined;
+  const { slowdown } = chosen;
+  const load = itl && active && slowdown.k > 0 && slowdown.capacity > 0 ? active.of(loadKey(model)) : undefined;
+  return { ttft, itl, slowdown, load };
+}
+
+/** An answer's timing: its profile and step delays, its faults, its latency profile's draws, and whether any of it takes time. */
 export interface AnswerTiming extends ResolvedTiming {
   faults: Faults;
   paced: boolean;
+  /** The latency profile's draws (TTFT, ITL, slowdown under load); undefined: none. */
+  latency: LatencyDraws | undefined;
 }
 
 /** The timing schedule of an answer's events, slot by slot as it is played (reading each event as it comes due). */
@@ -322,7 +397,11 @@ export function scheduleOf(timing: AnswerTiming, answer: Answer | LazyAnswer): S
     : "pauseBefore" in events
       ? (i: number) => events.pauseBefore(i)
       : (answer as Answer).pauses;
-  return scheduleCursor(events, profile, createRng(`${answer.seed}|timing`), { pauses, faults });
+  return scheduleCursor(events, profile, createRng(`${answer.seed}|timing`), {
+    pauses,
+    faults,
+    latency: timing.latency,
+  });
 }
 
 /** How a transport's sink is played. */
@@ -354,6 +433,8 @@ export async function playTurn(
   options: PlayOptions,
 ): Promise<PlayResult> {
   const { entry, timeline, answer } = turn;
+  /** Where this answer is counted while it plays (not a JSON body sent at once). */
+  let active: ActiveStreams | undefined;
   try {
     if (options.json && !turn.timing.paced) {
       turn.outcome = answer.response.status;
@@ -361,6 +442,10 @@ export async function playTurn(
       sink.end();
       timeline?.mark("end", deps.clock.now());
       return "done";
+    }
+    if (deps.active) {
+      active = deps.active;
+      active.enter(loadKey(turn.request.model));
     }
     const now = () => deps.clock.now();
     const start = deps.clock.now();
@@ -377,6 +462,7 @@ export async function playTurn(
     }
     return result;
   } finally {
+    active?.leave(loadKey(turn.request.model));
     endTurn(deps, turn, turn.outcome ?? "aborted");
   }
 }
@@ -389,7 +475,21 @@ export async function playTurn(
 export function startRun(deps: TurnDeps, turn: PreparedTurn): Run {
   const answer = turn.answer as Answer;
   const schedule = filterSlots(scheduleOf(turn.timing, answer), (s) => s.kind === "event" || s.kind === "done");
-  const run = deps.runs.start(turn.record!, answer.events, schedule);
+  const { active } = deps;
+  const model = loadKey(turn.request.model);
+  // Counted before it starts: events due at once are played (and the next gap drawn) as the run starts.
+  active?.enter(model);
+  let run: Run;
+  try {
+    run = deps.runs.start(turn.record!, answer.events, schedule);
+  } catch (err) {
+    active?.leave(model);
+    throw err;
+  }
+  if (active) {
+    const leave = () => active.leave(model);
+    void run.finished.then(leave, leave);
+  }
   if (deps.steps)
     void run.finished.then(() => endTurn(deps, turn, run.state === "cancelled" ? "cancelled" : answer.response.status));
   return run;

@@ -55,18 +55,18 @@ describe("404 with the admin routes off", () => {
 describe("404 with the admin routes on", () => {
   const server = useServer({ apiKey: "sk-404" });
 
-  it("other OpenAI APIs under /v1 say that only the Responses API is served, and list its routes (no key needed to learn that)", async () => {
+  it("other OpenAI APIs under /v1 say that only the Responses API and the models are served, and list their routes (no key needed to learn that)", async () => {
     for (const [method, path] of [
       ["POST", "/v1/chat/completions"],
       ["POST", "/v1/completions"],
       ["POST", "/v1/embeddings"],
-      ["GET", "/v1/models"],
+      ["GET", "/v1/model"],
       ["GET", "/v1"],
     ]) {
       await expectNotFound(
         server(),
         path,
-        `No route for ${method} ${path}: this server mocks only the Responses API (${RESPONSES_ROUTES}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`,
+        `No route for ${method} ${path}: this server mocks only the Responses API (${RESPONSES_ROUTES}) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`,
         { method },
       );
     }
@@ -93,7 +93,7 @@ describe("404 with the admin routes on", () => {
     await expectNotFound(
       server(),
       "/__mock/request",
-      "No admin route for GET /__mock/request. The admin routes are: GET/DELETE /__mock/requests, GET /__mock/requests/stream, GET /__mock/requests/{seq}/answer, GET /__mock/requests/{seq}/check, GET /__mock/requests/{seq}/scenario, GET /__mock/requests/{seq}/curl, GET /__mock/requests/{seq}, POST /__mock/scenarios, POST /__mock/queue, POST /__mock/reset, GET /__mock/, GET /__mock, GET /__mock/assets/{name}.",
+      "No admin route for GET /__mock/request. The admin routes are: GET/DELETE /__mock/requests, GET /__mock/requests/stream, GET /__mock/requests/{seq}/answer, GET /__mock/requests/{seq}/check, GET /__mock/requests/{seq}/scenario, GET /__mock/requests/{seq}/curl, GET /__mock/requests/{seq}, POST /__mock/scenarios, POST /__mock/queue, GET /__mock/profiles, POST /__mock/reset, GET /__mock/, GET /__mock, GET /__mock/assets/{name}.",
     );
   });
 
@@ -118,7 +118,7 @@ describe("404 with the admin routes on", () => {
     expect(status).toBe(404);
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
     expect(body.error.message).toBe(
-      `No route for POST /v1/chat/completions: this server mocks only the Responses API (${RESPONSES_ROUTES}); other OpenAI APIs (chat completions, completions, embeddings, models, …) are not served.`,
+      `No route for POST /v1/chat/completions: this server mocks only the Responses API (${RESPONSES_ROUTES}) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`,
     );
   });
 

@@ -142,6 +142,8 @@ describe("the timeline's geometry", () => {
     for (const m of layout.marks) expect(m.x).toBeCloseTo(AXIS_MARGIN + m.t * layout.scale, 9);
     expect(layout.marks.map((m) => m.kind)).toEqual(["event", "event", "heartbeat", "terminal", "done"]);
     expect(layout.latency).toMatchObject({ from: 0, to: 100, label: "latency 100 ms" });
+    // An answer that waited for a slot: its latency says how much of it was the queue.
+    expect(layoutTimeline(items, 1000, 60).latency).toMatchObject({ to: 100, label: "latency 100 ms (queued 60 ms)" });
     expect(layout.pauses.map((p) => [p.from, p.to])).toEqual([[110, 320]]);
     expect(layout.span).toBeGreaterThanOrEqual(330);
     expect(layout.ticks[0]).toMatchObject({ t: 0, x: AXIS_MARGIN, label: "0 ms" });

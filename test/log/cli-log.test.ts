@@ -293,29 +293,31 @@ describe("serve --log pretty", () => {
     const requests = plain.slice(7, -1);
     const time = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}";
     const ms = "\\d+(\\.\\d)? (ms|s)";
+    // An answer's cost (issue 26: src/turn/limits.ts), in USD.
+    const cost = "\\$[\\d.]+";
     expect(requests).toHaveLength(7);
     expect(requests[0]).toMatch(
-      new RegExp(`^${time}  POST   /v1/responses  200 completed  auto \\(default\\)  ${ms}$`),
+      new RegExp(`^${time}  POST   /v1/responses  200 completed  auto \\(default\\)  ${cost}  ${ms}$`),
     );
     expect(requests[1]).toMatch(
       new RegExp(
-        `^${time}  POST   /v1/responses  200 completed  text \\(header\\)  \\d+ events  ${ms}  session sdk-1$`,
+        `^${time}  POST   /v1/responses  200 completed  text \\(header\\)  \\d+ events  ${cost}  ${ms}  session sdk-1$`,
       ),
     );
     expect(requests[2]).toMatch(
       new RegExp(`^${time}  POST   /v1/responses  429 error rate_limit_exceeded  error-429 \\(header\\)  ${ms}$`),
     );
     expect(requests[3]).toMatch(
-      new RegExp(`^${time}  POST   /v1/responses  200 dropped  cut \\(header\\)  3 events  ${ms}$`),
+      new RegExp(`^${time}  POST   /v1/responses  200 dropped  cut \\(header\\)  3 events  ${cost}  ${ms}$`),
     );
     expect(requests).toContainEqual(
       expect.stringMatching(
-        new RegExp(`^${time}  POST   /v1/responses  200 hung  stuck \\(header\\)  2 events  ${ms}$`),
+        new RegExp(`^${time}  POST   /v1/responses  200 hung  stuck \\(header\\)  2 events  ${cost}  ${ms}$`),
       ),
     );
     expect(requests).toContainEqual(
       expect.stringMatching(
-        new RegExp(`^${time}  POST   /v1/responses  200 aborted  slow \\(header\\)  \\d+ events?  ${ms}$`),
+        new RegExp(`^${time}  POST   /v1/responses  200 aborted  slow \\(header\\)  \\d+ events?  ${cost}  ${ms}$`),
       ),
     );
     expect(requests).toContainEqual(

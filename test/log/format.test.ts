@@ -185,6 +185,20 @@ describe("pretty lines", () => {
     ).toBe("  upstream   chat http://127.0.0.1:11434/v1, recording into rec");
   });
 
+  it("an answer that waited for a slot says how long, before its duration (pretty), and as waitMs (json)", () => {
+    const waited = entry({ streamed: true, events: 9, waitMs: 120.5, durationMs: 158.75 });
+    expect(prettyRequest(waited, PLAIN)).toBe(
+      "00:00:03.038  POST   /v1/responses  200 completed  auto (default)  9 events  waited 121 ms  159 ms",
+    );
+    expect(prettyRequest(entry({ waitMs: 0 }), PLAIN)).not.toContain("waited");
+    expect(JSON.parse(jsonRequest(waited)).waitMs).toBe(120.5);
+    expect(JSON.parse(jsonRequest(entry())).waitMs).toBeNull();
+    const refused = entry({ status: 503, outcome: "error", errorCode: "server_is_overloaded", waitMs: 30 });
+    expect(prettyRequest(refused, PLAIN)).toBe(
+      "00:00:03.038  POST   /v1/responses  503 error server_is_overloaded  auto (default)  waited 30 ms  38 ms",
+    );
+  });
+
   it("never holds a header, a body or a credential", () => {
     const line = prettyRequest(entry(), PLAIN) + jsonRequest(entry());
     for (const secret of ["Bearer", "1234", "authorization", "secret prompt", "content-type"])
@@ -265,6 +279,7 @@ describe("json lines", () => {
       streamed: false,
       events: null,
       durationMs: 38.25,
+      waitMs: null,
       session: null,
       responseId: "resp_abc",
       upstream: null,

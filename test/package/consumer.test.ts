@@ -41,7 +41,8 @@ const ALLOWED = [
   /^dist\/.+\.(js|d\.ts)$/,
   /^dist\/inspector\/page\/[a-z0-9-]+\.(html|css)$/,
   /^scenarios\/[^/]+\.json$/,
-  /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json)$/,
+  /^examples\/[^/]+\.json$/,
+  /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json|service\.schema\.json)$/,
 ];
 
 describe("the packed package in a consumer project", { timeout: 240_000 }, () => {
@@ -103,6 +104,8 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
         "README.md",
         "package.json",
         "scenario.schema.json",
+        "service.schema.json",
+        "examples/service.json",
         "dist/index.js",
         "dist/index.d.ts",
         "dist/vitest.js",

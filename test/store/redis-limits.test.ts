@@ -58,8 +58,8 @@ describe("two replicas on one Redis", () => {
     }
     // The totals are shared: both processes answer the same.
     const [fromA, fromB] = await Promise.all([
-      fetch(`${a.url}/__mock/usage`, { headers: session }).then((r) => r.json()),
-      fetch(`${b.url}/__mock/usage`, { headers: session }).then((r) => r.json()),
+      fetch(`${a.url}/__mock/usage`, { headers: session }).then((r) => r.json() as Promise<any>),
+      fetch(`${b.url}/__mock/usage`, { headers: session }).then((r) => r.json() as Promise<any>),
     ]);
     expect(fromA).toEqual(fromB);
     expect(fromA.total.requests).toBe(20);
@@ -88,7 +88,7 @@ describe("two replicas on one Redis", () => {
     const again = await create(a, s.headers);
     expect(again.status).toBe(200);
     expect(again.headers.get("x-ratelimit-limit-requests")).toBe("20");
-    const view = await fetch(`${a.url}/__mock/limits`, { headers: s.headers }).then((r) => r.json());
+    const view = await fetch(`${a.url}/__mock/limits`, { headers: s.headers }).then((r) => r.json() as Promise<any>);
     expect(view.limits).toEqual({ rpm: null, tpm: null, budgetUsd: null });
   });
 

@@ -75,6 +75,8 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     fact("answer", e.streamed ? `stream${e.events !== null ? `, ${e.events} events` : ""}` : "JSON"),
     fact("arrived", clockTime(e.at)),
     fact("duration", duration(e.durationMs)),
+    // The wait for a slot (capacity: maxConcurrent and its queue), part of the duration; none when nothing caps it.
+    e.waitMs !== undefined && e.waitMs !== null && fact("waited", e.waitMs === 0 ? "no wait" : duration(e.waitMs)),
     fact("session", e.session ?? "—"),
     fact("response", e.responseId ?? "—", "mono"),
     ...(costText(e.costUsd) !== null ? [fact("cost", costText(e.costUsd)!)] : []),
@@ -264,7 +266,7 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     if (hasTimeline) {
       if (answer.timeline.length === 0) timelineHost.replaceChildren(h("p", { class: "note" }, "Nothing was sent."));
       else {
-        view = timelineView(answer.timeline, pick);
+        view = timelineView(answer.timeline, pick, e.waitMs ?? 0);
         timelineHost.replaceChildren(view.element, answerNotes(answer));
       }
     }

@@ -35,6 +35,8 @@ export interface Entry {
   costUsd?: number | null;
   /** The limiter's verdict and the headers it answered with (null: no limit applied). */
   limits?: { verdict: string; limit: string | null; headers: Record<string, string> } | null;
+  /** How long it waited for a slot, in ms (0: none); null when nothing caps concurrency (older servers: absent). */
+  waitMs?: number | null;
 }
 
 /** A cost for the page: `$0.000125` (to the millionth of a dollar), or null when there is none. */

@@ -25,8 +25,12 @@ export interface TimelineView {
   select(position: number | null): void;
 }
 
-export function timelineView(items: readonly TimelineItem[], onPick: (position: number) => void): TimelineView {
-  const layout = layoutTimeline(items, TIMELINE_WIDTH);
+export function timelineView(
+  items: readonly TimelineItem[],
+  onPick: (position: number) => void,
+  waitMs = 0,
+): TimelineView {
+  const layout = layoutTimeline(items, TIMELINE_WIDTH, waitMs);
   const root = svg("svg", {
     class: "timeline",
     viewBox: `0 0 ${TIMELINE_WIDTH} ${HEIGHT}`,

@@ -46,7 +46,7 @@ export interface TimelineLayout {
   span: number;
   marks: Mark[];
   ticks: Tick[];
-  /** From the request's arrival to the first event (null when nothing was sent). */
+  /** From the request's arrival to the first event, its wait for a slot included (null when nothing was sent). */
   latency: Gap | null;
   /** Pauses between marks long enough to see: at least PAUSE_MIN_MS and PAUSE_FACTOR times the median gap. */
   pauses: Gap[];
@@ -110,8 +110,8 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)];
 };
 
-/** Places an answer's marks on an axis `width` px wide. */
-export function layoutTimeline(items: readonly TimelineItem[], width: number): TimelineLayout {
+/** Places an answer's marks on an axis `width` px wide; `waitMs`, its wait for a slot, is named in its latency. */
+export function layoutTimeline(items: readonly TimelineItem[], width: number, waitMs = 0): TimelineLayout {
   const last = items.reduce((m, i) => Math.max(m, i.t), 0);
   const step = tickStep(Math.max(last, 1), Math.max(2, Math.floor(width / 90)));
   const span = Math.max(step, Math.ceil(Math.max(last, 1) / step) * step);
@@ -135,7 +135,13 @@ export function layoutTimeline(items: readonly TimelineItem[], width: number): T
   const events = marks.filter((m) => m.source === "event");
   const first = events[0];
   const latency = first
-    ? { from: 0, to: first.t, x1: xOf(0), x2: first.x, label: `latency ${msLabel(first.t)}` }
+    ? {
+        from: 0,
+        to: first.t,
+        x1: xOf(0),
+        x2: first.x,
+        label: `latency ${msLabel(first.t)}${waitMs > 0 ? ` (queued ${msLabel(waitMs)})` : ""}`,
+      }
     : null;
 
   // Pauses: gaps between consecutive sent marks (events, [DONE], a cut), heartbeats aside.
