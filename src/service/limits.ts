@@ -157,6 +157,18 @@ export function addAnswer(t: UsageTotals, usage: TokenUsage | null, tokens: numb
   t.costUsd += costUsd;
 }
 
+/** Takes one answered request back out (a refund). */
+export function removeAnswer(t: UsageTotals, usage: TokenUsage | null, tokens: number, costUsd: number): void {
+  t.requests--;
+  if (usage) {
+    t.inputTokens -= usage.input;
+    t.cachedTokens -= usage.cached;
+    t.outputTokens -= usage.output;
+    t.reasoningTokens -= usage.reasoning;
+  } else t.inputTokens -= tokens;
+  t.costUsd -= costUsd;
+}
+
 /** Adds `from` into `into`. */
 export function addTotals(into: UsageTotals, from: UsageTotals): void {
   into.requests += from.requests;
@@ -251,6 +263,11 @@ export interface LimitsStore {
   check(charge: LimitCharge): LimitVerdict | null | Promise<LimitVerdict | null>;
   /** Checks and charges a request, all or nothing, and adds it to the usage totals when it passes. */
   charge(charge: LimitCharge): LimitVerdict | Promise<LimitVerdict>;
+  /**
+   * Gives back what a passed request was charged (buckets, totals, spend), when a later step refused it after
+   * all (the capacity step's 503 `overloaded` comes after the limiter's charge): refusals are free.
+   */
+  refund(charge: LimitCharge, verdict: LimitVerdict): void;
   /** Counts a refusal in the usage totals. */
   refused(session: string | null, key: string | null, model: string, reason: RefusalReason): void;
   /** The session's own limits (undefined: none). */

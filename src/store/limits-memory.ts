@@ -23,6 +23,7 @@ import {
   maskKey,
   NO_LIMITS,
   patched,
+  removeAnswer,
   usageReport,
   withSession,
   type LimitCharge,
@@ -239,6 +240,22 @@ export class MemoryLimits implements LimitsStore {
 
   private count(c: LimitCharge): void {
     for (const t of this.rows(c.session, c.key, c.model)) addAnswer(t, c.usage, c.tokens, c.costUsd);
+  }
+
+  refund(c: LimitCharge, verdict: LimitVerdict): void {
+    const { rpm, tpm } = verdict.limits;
+    const id = `${sessionId(c.session)}\n${c.key ?? NO_KEY}\n${c.model}`;
+    const pair = this.buckets.get(id);
+    if (pair && (rpm !== undefined || tpm !== undefined)) {
+      const now = this.clock.now();
+      const r = rpm === undefined ? Infinity : Math.min(rpm, levelAt({ level: pair.r, at: pair.at }, rpm, now) + 1);
+      const t =
+        tpm === undefined ? Infinity : Math.min(tpm, levelAt({ level: pair.t, at: pair.at }, tpm, now) + c.tokens);
+      const full = Math.max(rpm === undefined ? 0 : resetMs(r, rpm), tpm === undefined ? 0 : resetMs(t, tpm));
+      this.buckets.set(id, { r, t, at: now, fullAt: now + full, session: c.session });
+    }
+    if (this.books.has(sessionId(c.session)))
+      for (const t of this.rows(c.session, c.key, c.model)) removeAnswer(t, c.usage, c.tokens, c.costUsd);
   }
 
   refused(session: string | null, key: string | null, model: string, reason: RefusalReason): void {

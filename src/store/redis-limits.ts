@@ -143,6 +143,47 @@ end
 answered()
 return out('passed', '', '')`;
 
+/**
+ * Gives a passed request's charge back (a later step refused it). ARGV: sid, key id, key label, model, rpm, tpm
+ * (the limits it was charged under, '' for none), tokens, input, cached, output, reasoning, cost, ttl ms.
+ */
+const REFUND = `${COUNT}
+local sid, kid, label, model = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local rpm, tpm, tokens = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local ttl = tonumber(ARGV[13])
+local bk = '${P}bucket:' .. sid .. '|' .. kid .. '|' .. model
+local stored = redis.call('HMGET', bk, 'r', 't', 'at')
+if stored[3] and (rpm or tpm) then
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+  local at = tonumber(stored[3])
+  local function back(s, cap, cost)
+    local l = tonumber(s)
+    if not l then return cap end
+    l = l + math.max(0, now - at) * cap / ${WINDOW_MS} + cost
+    if l > cap then return cap end
+    return l
+  end
+  local rl = rpm and back(stored[1], rpm, 1) or nil
+  local tl = tpm and back(stored[2], tpm, tokens) or nil
+  local full = 0
+  if rpm then full = math.max(full, (rpm - rl) * ${WINDOW_MS} / rpm) end
+  if tpm then full = math.max(full, (tpm - tl) * ${WINDOW_MS} / tpm) end
+  redis.call('HSET', bk, 'r', rl and tostring(rl) or '', 't', tl and tostring(tl) or '', 'at', tostring(now))
+  redis.call('PEXPIRE', bk, math.ceil(full) + 1000)
+end
+local uk = '${P}usage:' .. sid
+-- 0 - x, not -x: Lua's -0 is sent as '-0', which HINCRBY refuses (and the script would stop half way).
+if redis.call('EXISTS', uk) == 1 then
+  count(uk, kid, label, model, ttl, '${FIELDS.requests}', -1, false)
+  count(uk, kid, label, model, ttl, '${FIELDS.inputTokens}', 0 - tonumber(ARGV[8]), false)
+  count(uk, kid, label, model, ttl, '${FIELDS.cachedTokens}', 0 - tonumber(ARGV[9]), false)
+  count(uk, kid, label, model, ttl, '${FIELDS.outputTokens}', 0 - tonumber(ARGV[10]), false)
+  count(uk, kid, label, model, ttl, '${FIELDS.reasoningTokens}', 0 - tonumber(ARGV[11]), false)
+  count(uk, kid, label, model, ttl, '${FIELDS.costUsd}', 0 - tonumber(ARGV[12]), true)
+end
+return 1`;
+
 /** Counts a refusal. ARGV: sid, key id, key label, model, field, ttl ms. */
 const REFUSE = `${COUNT}
 redis.call('SADD', '${SESSIONS}', ARGV[1])
@@ -259,6 +300,26 @@ export class RedisLimits implements LimitsStore {
       requested: refusedBy ? refusedBy[2] : 0,
       limits,
     };
+  }
+
+  refund(c: LimitCharge, verdict: LimitVerdict): void {
+    const u = c.usage;
+    const args = [
+      sid(c.session),
+      keyId(c.key),
+      c.key === null ? "" : maskKey(c.key),
+      c.model,
+      text(verdict.limits.rpm),
+      text(verdict.limits.tpm),
+      c.tokens,
+      u ? u.input : c.tokens,
+      u ? u.cached : 0,
+      u ? u.output : 0,
+      u ? u.reasoning : 0,
+      c.costUsd,
+      KEY_TTL_MS,
+    ].map(String);
+    this.redis.send((client) => client.eval(REFUND, { keys: [], arguments: args }));
   }
 
   refused(session: string | null, key: string | null, model: string, reason: RefusalReason): void {

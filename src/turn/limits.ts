@@ -24,7 +24,6 @@ import { goDuration } from "../service/bucket.js";
 import {
   baseLimits,
   MODEL_CHARS,
-  NO_LIMITS,
   rateLimitHeaders,
   serviceHasLimits,
   type LimitCharge,
@@ -32,6 +31,7 @@ import {
   type LimitVerdict,
 } from "../service/limits.js";
 import { costUsd, modelOf, type Service, type TokenUsage } from "../service/service.js";
+import { hasCapacity } from "../service/slots.js";
 import { ApiError } from "../spec/index.js";
 import type { PreparedTurn, TurnContext, TurnStep } from "./turn.js";
 
@@ -90,6 +90,12 @@ function refusal(verdict: LimitVerdict, model: string, headers: Record<string, s
   });
 }
 
+/** What a passed turn was charged, kept until its end. */
+interface Charged {
+  charged: LimitCharge;
+  verdict: LimitVerdict;
+}
+
 /** The limits of a request when the service sets none (the session's may still apply). */
 const NONE = Object.freeze({});
 
@@ -99,6 +105,8 @@ const NONE = Object.freeze({});
  */
 export function limitsStep(service: Service, store: LimitsStore): TurnStep {
   const configured = serviceHasLimits(service);
+  // Whether a step after this one may refuse a turn it passed (a capacity cap: its 503 comes after the charge).
+  const refusedLater = hasCapacity(service);
   const pricesOf = (model: string) => modelOf(service, model).prices;
 
   const charge = (turn: TurnContext, model: string, tokens: number, usage: TokenUsage | null, cost: number) => {
@@ -121,7 +129,9 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
     throw refusal(verdict, model, headers);
   };
 
-  const passed = (turn: TurnContext, verdict: LimitVerdict): void => {
+  const passed = (turn: TurnContext, verdict: LimitVerdict, charged: LimitCharge): void => {
+    // Kept until `end` when a later step (the capacity step's 503) may still refuse the turn: refusals are free.
+    if (refusedLater) (turn.notes ??= {})[LIMITS_STEP] = { charged, verdict } satisfies Charged;
     if (verdict.requests === null && verdict.tokens === null) {
       if (turn.entry && verdict.limits.budgetUsd !== undefined)
         turn.entry.limits = { verdict: "passed", limit: null, headers: {} };
@@ -151,10 +161,15 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
       if (turn.transport === "proxy") {
         // The upstream's answer is not known yet: 1 request and the input tokens, charged now.
         const tokens = countInputTokens(turn.request, turn.items);
+        const c = charge(turn, model, tokens, null, 0);
         return settle(
-          store.charge(charge(turn, model, tokens, null, 0)),
-          (verdict) => (verdict.verdict === "passed" ? passed(turn, verdict) : refuse(turn, verdict, model)),
-          NO_LIMITS,
+          store.charge(c) as LimitVerdict | null | Promise<LimitVerdict | null>,
+          (verdict) => {
+            if (verdict === null) return; // the shared store is out of reach, no limit configured: uncounted
+            if (verdict.verdict === "passed") passed(turn, verdict, c);
+            else refuse(turn, verdict, model);
+          },
+          null,
         );
       }
       if (!configured && !store.anySessionLimits) return;
@@ -173,15 +188,21 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
       const model = modelName(turn);
       const usage = tokensOf(turn.answer.response.usage);
       const cost = costUsd(usage, pricesOf(model));
+      const c = charge(turn, model, usage.input + usage.output, usage, cost);
       return settle(
-        store.charge(charge(turn, model, usage.input + usage.output, usage, cost)),
+        store.charge(c) as LimitVerdict | null | Promise<LimitVerdict | null>,
         (verdict) => {
+          if (verdict === null) {
+            // The shared store is out of reach and no limit is configured: answered, uncounted.
+            if (turn.entry) turn.entry.costUsd = cost;
+            return;
+          }
           if (verdict.verdict !== "passed") refuse(turn, verdict, model);
           // Only an answer that passed costs anything (a refusal is free).
           if (turn.entry) turn.entry.costUsd = cost;
-          passed(turn, verdict);
+          passed(turn, verdict, c);
         },
-        NO_LIMITS,
+        null,
       );
     },
 
@@ -189,6 +210,12 @@ export function limitsStep(service: Service, store: LimitsStore): TurnStep {
       const reason = turn.refused;
       if (reason === undefined) return;
       const model = modelName(turn);
+      // Refused by a later step after the limiter charged it: the charge is given back, and there was no answer.
+      const charged = turn.notes?.[LIMITS_STEP] as Charged | undefined;
+      if (charged !== undefined) {
+        store.refund(charged.charged, charged.verdict);
+        if (turn.entry) turn.entry.costUsd = null;
+      }
       store.refused(turn.session, turn.key, model, reason);
       if (turn.entry && turn.entry.limits === null && reason === "overloaded")
         turn.entry.limits = { verdict: "overloaded", limit: null, headers: {} } satisfies JournalLimits;

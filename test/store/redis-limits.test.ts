@@ -121,3 +121,37 @@ describe("two replicas on one Redis", () => {
     }
   });
 });
+
+describe("the Redis store alone", () => {
+  it("a refund gives a passed request's charge back: its bucket and its totals", async () => {
+    const { RedisLink } = await import("../../src/store/redis-client.js");
+    const { RedisLimits } = await import("../../src/store/redis-limits.js");
+    const link = await RedisLink.connect(redis.url, redis.url, () => undefined);
+    try {
+      const store = new RedisLimits(link);
+      const session = fresh();
+      const c = {
+        session,
+        key: "sk-refund",
+        model: "m",
+        limits: { rpm: 10, tpm: 1000 },
+        tokens: 100,
+        usage: { input: 40, cached: 0, output: 60, reasoning: 0 },
+        costUsd: 0.001,
+      };
+      const first = await store.charge(c);
+      expect(first.requests?.remaining).toBe(9);
+      expect(first.tokens?.remaining).toBe(900);
+      store.refund(c, first);
+      const second = await store.charge(c);
+      // The refund came first (one connection, in order): the bucket is back to 10, less this one.
+      expect(second.requests?.remaining).toBe(9);
+      expect(second.tokens?.remaining).toBe(900);
+      const usage = await store.usage(session);
+      expect(usage.total).toMatchObject({ requests: 1, inputTokens: 40, outputTokens: 60 });
+      expect(usage.total.costUsd).toBeCloseTo(0.001, 12);
+    } finally {
+      await link.close();
+    }
+  });
+});

@@ -461,3 +461,48 @@ describe("a proxied turn (Chat Completions upstream)", () => {
     }
   });
 });
+
+describe("with the capacity step after it", () => {
+  it("a request the capacity step refuses (503 overloaded) is not charged: its charge is given back, and counted as refused", async () => {
+    const { mock, clock } = await start({ rpm: 10, maxConcurrent: 1, queue: 0, latencyMs: 1000 });
+    const first = fetch(`${mock.baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi", stream: true }),
+    });
+    // The first holds the one slot once it plays: its first byte is 1 s away on the manual clock (a timer waits).
+    for (let i = 0; i < 1000 && clock.pending === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(clock.pending).toBeGreaterThan(0);
+    const second = await create(mock, { model: "m" });
+    expect(second.status).toBe(503);
+    await clock.advance(2000);
+    const head = await first;
+    expect(head.headers.get("x-ratelimit-remaining-requests")).toBe("9");
+    /** Waits for a paced answer, moving the manual clock on until it has come. */
+    const driven = async <T>(promise: Promise<T>): Promise<T> => {
+      let done = false;
+      void promise.finally(() => (done = true));
+      for (let i = 0; i < 1000 && !done; i++) {
+        await clock.advance(100);
+        await new Promise((r) => setImmediate(r));
+      }
+      return promise;
+    };
+    await driven(head.text());
+    const third = await driven(create(mock, { model: "m" }));
+    expect(third.status).toBe(200);
+    // 10 − the first − the third: the refused second took nothing.
+    expect(third.headers.get("x-ratelimit-remaining-requests")).toBe("8");
+    const usage = await mock.usage();
+    expect(usage.total.requests).toBe(2);
+    expect(usage.total.refused).toEqual({ rate_limited: 0, insufficient_quota: 0, overloaded: 1 });
+    const refused = mock.requests[1];
+    expect(refused.status).toBe(503);
+    expect(refused.costUsd).toBeNull();
+    expect(refused.limits?.verdict).toBe("overloaded");
+    expect(usage.total.costUsd).toBeCloseTo(
+      mock.requests.reduce((n, e) => n + (e.costUsd ?? 0), 0),
+      12,
+    );
+  });
+});
