@@ -51,7 +51,10 @@ function capture(baseURL, seed, headers) {
         res.on("data", (d) => (text += d));
         res.on("end", () => {
           const frames = text.split(/(?<=\n\n)/);
-          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) frames.push(frames.pop() + frames.pop());
+          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
+            const done = frames.pop();
+            frames.push(frames.pop() + done);
+          }
           const kept = {};
           for (const [k, v] of Object.entries(res.headers))
             if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) kept[k] = v;
@@ -64,66 +67,74 @@ function capture(baseURL, seed, headers) {
   });
 }
 
-/** N users, each looping streamed requests for `seconds`; resolves with every stream's request time and frame arrivals. */
+/**
+ * N users, each looping streamed requests until `seconds` are up, when every connection is
+ * cut: the streams that ended before then each played under the full load throughout (a run
+ * that let the last streams finish would speed them up as the others stop). Resolves with
+ * every stream's request time and frame arrivals.
+ */
 function drive(baseURL, users, seconds) {
   const { hostname, port } = new URL(baseURL);
   const agent = new http.Agent({ keepAlive: true, maxSockets: users });
   const streams = [];
-  const end = performance.now() + seconds * 1000;
   const body = JSON.stringify(BODY);
-  const user = (u) =>
-    new Promise((resolve) => {
-      let turn = 0;
-      const next = () => {
-        if (performance.now() >= end) return resolve();
-        const seed = (u * 7 + turn++) % POOL;
-        const stream = { seed, sent: performance.now(), arrivals: [], complete: false };
-        streams.push(stream);
-        const req = http.request(
-          {
-            agent,
-            hostname,
-            port,
-            method: "POST",
-            path: "/v1/responses",
-            headers: {
-              "content-type": "application/json",
-              "content-length": Buffer.byteLength(body),
-              "x-mock-seed": String(seed),
-            },
+  let stopped = false;
+  const user = (u) => {
+    let turn = 0;
+    const next = () => {
+      if (stopped) return;
+      const seed = (u * 7 + turn++) % POOL;
+      const stream = { seed, sent: performance.now(), arrivals: [], complete: false };
+      streams.push(stream);
+      const req = http.request(
+        {
+          agent,
+          hostname,
+          port,
+          method: "POST",
+          path: "/v1/responses",
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "x-mock-seed": String(seed),
           },
-          (res) => {
-            let tail = "";
-            res.setEncoding("utf8");
-            res.on("data", (d) => {
-              const t = performance.now();
-              const text = tail + d;
-              let at = text.indexOf("\n\n");
-              let from = 0;
-              while (at >= 0) {
-                // An event frame (not a [DONE] frame, which goes with the last event).
-                if (!text.startsWith("data: [DONE]", from)) stream.arrivals.push(t);
-                from = at + 2;
-                at = text.indexOf("\n\n", from);
-              }
-              tail = text.slice(from);
-            });
-            res.on("end", () => {
-              stream.complete = res.statusCode === 200;
-              next();
-            });
-            res.on("error", () => next());
-          },
-        );
-        req.on("error", () => next());
-        req.end(body);
-      };
-      next();
-    });
-  return Promise.all(Array.from({ length: users }, (_, u) => user(u))).then(() => {
-    agent.destroy();
-    return streams;
-  });
+        },
+        (res) => {
+          let tail = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => {
+            const t = performance.now();
+            const text = tail + d;
+            let at = text.indexOf("\n\n");
+            let from = 0;
+            while (at >= 0) {
+              // An event frame (not a [DONE] frame, which goes with the last event).
+              if (!text.startsWith("data: [DONE]", from)) stream.arrivals.push(t);
+              from = at + 2;
+              at = text.indexOf("\n\n", from);
+            }
+            tail = text.slice(from);
+          });
+          res.on("end", () => {
+            stream.complete = !stopped && res.statusCode === 200;
+            next();
+          });
+          res.on("error", () => {});
+        },
+      );
+      req.on("error", () => {});
+      req.end(body);
+    };
+    next();
+  };
+  for (let u = 0; u < users; u++) user(u);
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      stopped = true;
+      agent.destroy();
+      resolve(streams);
+    }, seconds * 1000),
+  );
 }
 
 /** A server's figures: answers/s, pacing error against the offsets, CPU per event, RSS. */
