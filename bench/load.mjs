@@ -57,7 +57,7 @@ function capture(baseURL, seed, headers) {
           }
           const kept = {};
           for (const [k, v] of Object.entries(res.headers))
-            if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) kept[k] = v;
+            if (!["date", "connection", "keep-alive", "transfer-encoding", "x-mock-worker"].includes(k)) kept[k] = v;
           resolve({ headers: kept, frames });
         });
       },
@@ -84,7 +84,7 @@ function drive(baseURL, users, seconds) {
     const next = () => {
       if (stopped) return;
       const seed = (u * 7 + turn++) % POOL;
-      const stream = { seed, sent: performance.now(), arrivals: [], complete: false };
+      const stream = { user: u, seed, worker: undefined, sent: performance.now(), arrivals: [], complete: false };
       streams.push(stream);
       const req = http.request(
         {
@@ -100,6 +100,7 @@ function drive(baseURL, users, seconds) {
           },
         },
         (res) => {
+          stream.worker = res.headers["x-mock-worker"];
           let tail = "";
           res.setEncoding("utf8");
           res.on("data", (d) => {
@@ -145,6 +146,10 @@ async function measure(label, server, offsetsOf) {
   const streams = await drive(server.baseURL, USERS, SECONDS);
   const cpu = treeCpuMs(server.pid) - cpu0;
   clearInterval(sample);
+  // With --workers, how many users each of our workers served (a keep-alive connection stays on one): its load.
+  const usersOn = new Map();
+  for (const s of streams)
+    if (s.worker !== undefined) (usersOn.get(s.worker) ?? usersOn.set(s.worker, new Set()).get(s.worker)).add(s.user);
   const lateness = [];
   let events = 0;
   let complete = 0;
@@ -152,7 +157,7 @@ async function measure(label, server, offsetsOf) {
     events += s.arrivals.length;
     if (!s.complete) continue;
     complete++;
-    const offsets = offsetsOf(s.seed);
+    const offsets = offsetsOf(s.seed, s.worker === undefined ? undefined : usersOn.get(s.worker).size);
     let phase = Infinity;
     for (let i = 0; i < s.arrivals.length; i++) phase = Math.min(phase, s.arrivals[i] - s.sent - offsets[i]);
     for (let i = 0; i < s.arrivals.length; i++) lateness.push(s.arrivals[i] - s.sent - offsets[i] - phase);
@@ -186,7 +191,15 @@ try {
   const file = join(dir, "answers.json");
   writeFileSync(file, JSON.stringify({ headers, answers }));
   const floor = await startProcess([FLOOR, file, ...workerFlags]);
-  const offsetsOf = (seed) => answers[seed].offsets;
+  // The floor plays each answer at the load it was given; ours is held to the load of the worker that answered.
+  const atLoad = new Map();
+  const offsetsOf = (seed, active) => {
+    if (active === undefined || active === perProcess) return answers[seed].offsets;
+    const key = `${seed}|${active}`;
+    if (!atLoad.has(key))
+      atLoad.set(key, expectedOffsets({ frames: answers[seed].frames, seed, body: BODY, profile: PROFILE, active }));
+    return atLoad.get(key);
+  };
   let f, o;
   try {
     f = await measure("floor", floor, offsetsOf);
