@@ -3,6 +3,7 @@
  * each names the file, the JSON path (`$.turns[0].steps[1].type`) and what is
  * wrong. Pure: the loader reads the files, this only sees their text.
  */
+import { parseJsonText } from "../util/json-text.js";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/common.js";
 import { END_TYPES, STEP_TYPES, STRATEGIES, Scenario } from "./schema.js";
@@ -33,14 +34,6 @@ export function jsonPath(path: readonly PropertyKey[]): string {
     else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
-}
-
-/** Line and column (1-based) of a character offset. */
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const col = offset - before.lastIndexOf("\n");
-  return `line ${line}, column ${col}`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -105,16 +98,7 @@ export function validateScenario(value: unknown, file: string): Scenario {
 
 /** Parses the text of a scenario file. */
 export function parseScenarioText(text: string, file: string): Scenario {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const pos = /position (\d+)/.exec(message);
-    const where = pos ? ` at ${lineCol(text, Number(pos[1]))}` : "";
-    throw new ScenarioError([
-      { file, path: "$", message: `invalid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "")}` },
-    ]);
-  }
-  return validateScenario(value, file);
+  const parsed = parseJsonText(text);
+  if ("error" in parsed) throw new ScenarioError([{ file, path: "$", message: parsed.error }]);
+  return validateScenario(parsed.value, file);
 }

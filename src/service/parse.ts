@@ -4,6 +4,7 @@
  * wrong, with the nearest known name for a mistyped key or profile. Pure: the
  * loader (load.ts) reads the file, this only sees its text or value.
  */
+import { parseJsonText } from "../util/json-text.js";
 import { z } from "zod";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/common.js";
 import { jsonPath, type ScenarioIssue } from "../scenario/parse.js";
@@ -203,26 +204,11 @@ export function validateServiceFile(value: unknown, file: string): ServiceFile {
   return result.data;
 }
 
-/** Line and column (1-based) of a character offset. */
-function lineCol(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  return `line ${before.split("\n").length}, column ${offset - before.lastIndexOf("\n")}`;
-}
-
 /** Parses the text of a service file (JSON) and validates it. */
 export function parseServiceText(text: string, file: string): ServiceFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const pos = /position (\d+)/.exec(message);
-    const where = pos ? ` at ${lineCol(text, Number(pos[1]))}` : "";
-    throw new ServiceError([
-      { file, path: "$", message: `invalid JSON${where}: ${message.replace(/ in JSON at position \d+.*$/, "")}` },
-    ]);
-  }
-  return validateServiceFile(value, file);
+  const parsed = parseJsonText(text);
+  if ("error" in parsed) throw new ServiceError([{ file, path: "$", message: parsed.error }]);
+  return validateServiceFile(parsed.value, file);
 }
 
 // ---- the service a file and the flags describe ----------------------------------------------
