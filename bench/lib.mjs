@@ -216,3 +216,35 @@ export function treeRssMB(pid) {
   }
   return sum;
 }
+
+/**
+ * One streamed answer read whole: POSTs `body` to `url` and resolves with its headers (but
+ * the per-connection ones and `x-mock-worker`) and its SSE frames, `data: [DONE]` joined to
+ * the last event (they are due together). What a floor server replays.
+ */
+export function captureStream(url, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => {
+          const frames = text.split(/(?<=\n\n)/);
+          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
+            const done = frames.pop();
+            frames.push(frames.pop() + done);
+          }
+          const kept = {};
+          for (const [k, v] of Object.entries(res.headers))
+            if (!["date", "connection", "keep-alive", "transfer-encoding", "x-mock-worker"].includes(k)) kept[k] = v;
+          resolve({ headers: kept, frames });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}

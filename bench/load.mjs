@@ -22,7 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, startProcess, startServerProcess, summary, treeCpuMs, treeRssMB } from "./lib.mjs";
+import { captureStream, fmt, startProcess, startServerProcess, summary, treeCpuMs, treeRssMB } from "./lib.mjs";
 import { expectedOffsets } from "./load-schedule.mjs";
 
 const args = process.argv.slice(2);
@@ -38,34 +38,6 @@ const POOL = 64;
 const MODEL = "mock-load-model";
 const BODY = { model: MODEL, input: "A load test.", stream: true };
 const FLOOR = fileURLToPath(new URL("./servers/floor-load.mjs", import.meta.url));
-
-/** One streamed answer of a server, read whole: its headers and frames ([DONE] joined to the last event). */
-function capture(baseURL, seed, headers) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${baseURL}/responses`,
-      { method: "POST", headers: { "content-type": "application/json", "x-mock-seed": String(seed), ...headers } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (text += d));
-        res.on("end", () => {
-          const frames = text.split(/(?<=\n\n)/);
-          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
-            const done = frames.pop();
-            frames.push(frames.pop() + done);
-          }
-          const kept = {};
-          for (const [k, v] of Object.entries(res.headers))
-            if (!["date", "connection", "keep-alive", "transfer-encoding", "x-mock-worker"].includes(k)) kept[k] = v;
-          resolve({ headers: kept, frames });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(BODY));
-  });
-}
 
 /**
  * N users, each looping streamed requests until `seconds` are up, when every connection is
@@ -176,7 +148,10 @@ try {
   let headers;
   const perProcess = Math.ceil(USERS / WORKERS);
   for (let seed = 0; seed < POOL; seed++) {
-    const captured = await capture(ours.baseURL, seed, { "x-mock-profile": "instant" });
+    const captured = await captureStream(`${ours.baseURL}/responses`, BODY, {
+      "x-mock-seed": String(seed),
+      "x-mock-profile": "instant",
+    });
     headers ??= captured.headers;
     // The request's x-mock-seed is the seed its answer and schedule are drawn from.
     const offsets = expectedOffsets({

@@ -20,12 +20,11 @@
 //   --rounds N    floor and ours N times each, interleaved; figures are medians of the rounds
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, percentile, startProcess, startServerProcess, summary, treeCpuMs } from "./lib.mjs";
+import { captureStream, fmt, percentile, startProcess, startServerProcess, summary, treeCpuMs } from "./lib.mjs";
 
 const FLOOR = fileURLToPath(new URL("./servers/floor.mjs", import.meta.url));
 const CLIENT_SOURCE = fileURLToPath(new URL("./sse-client.c", import.meta.url));
@@ -36,37 +35,9 @@ const DEADLINE_SLACK_MS = 20_000;
 const BODY = { model: "mock-model-1", input: "Pacing benchmark.", stream: true };
 const SEED = "1";
 
-/** Reads one unpaced answer of our server: its headers and its frames, [DONE] joined to the last event. */
-function capture(baseURL) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${baseURL}/responses`,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-mock-scenario": "long-text", "x-mock-seed": SEED },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (text += d));
-        res.on("end", () => {
-          const frames = text.split(/(?<=\n\n)/);
-          // [DONE] is due with the last event: they go out together.
-          if (frames.length > 1 && frames.at(-1).startsWith("data: [DONE]")) {
-            const done = frames.pop();
-            frames.push(frames.pop() + done);
-          }
-          const headers = {};
-          for (const [k, v] of Object.entries(res.headers))
-            if (!["date", "connection", "keep-alive", "transfer-encoding"].includes(k)) headers[k] = v;
-          resolve({ headers, frames });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(BODY));
-  });
-}
+/** One unpaced answer of our server: its headers and its frames, [DONE] joined to the last event. */
+const capture = (baseURL) =>
+  captureStream(`${baseURL}/responses`, BODY, { "x-mock-scenario": "long-text", "x-mock-seed": SEED });
 
 /**
  * CPU seconds (user + system) used so far by a process and its children (the workers of
