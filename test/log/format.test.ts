@@ -46,6 +46,7 @@ const entry = (fields: Partial<JournalEntry> = {}): JournalEntry => ({
   costUsd: null,
   limits: null,
   waitMs: null,
+  expect: null,
   outcome: "completed",
   errorCode: null,
   events: null,
