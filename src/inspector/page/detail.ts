@@ -80,6 +80,19 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     fact("session", e.session ?? "—"),
     fact("response", e.responseId ?? "—", "mono"),
     ...(costText(e.costUsd) !== null ? [fact("cost", costText(e.costUsd)!)] : []),
+    // The expectations it was judged against (GET /__mock/verify?session= lists each rule and its message).
+    ...(e.expect
+      ? [
+          fact(
+            "expect",
+            h(
+              "span",
+              { class: `pill t-${e.expect.met === e.expect.total ? "good" : "warn"}` },
+              `${e.expect.met}/${e.expect.total} met`,
+            ),
+          ),
+        ]
+      : []),
     ...(e.limits
       ? [
           fact(

@@ -37,6 +37,8 @@ export interface Entry {
   limits?: { verdict: string; limit: string | null; headers: Record<string, string> } | null;
   /** How long it waited for a slot, in ms (0: none); null when nothing caps concurrency (older servers: absent). */
   waitMs?: number | null;
+  /** How many of the expectations this request was judged against it met (null: none judged it; older servers: absent). */
+  expect?: { met: number; total: number } | null;
 }
 
 /** A cost for the page: `$0.000125` (to the millionth of a dollar), or null when there is none. */
