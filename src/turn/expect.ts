@@ -54,8 +54,10 @@ interface SessionState {
   open: Expectation[];
   /** `mock.expect()`s for the next requests, in order. */
   queued: Programmatic[];
-  /** The session's last answer (kept only while a mock.expect() is queued). */
+  /** The session's last answer (kept once the session has had an expect()). */
   last: AnswerFacts | null;
+  /** Whether expect() was called for the session (from then on its answers are kept as `last`). */
+  programmatic: boolean;
 }
 
 /** A request body's digest: two requests with the same body (as parsed) have the same one. */
@@ -85,13 +87,16 @@ export class Expectations {
 
   private state(session: string | null): SessionState {
     let state = this.sessions.get(session);
-    if (!state) this.sessions.set(session, (state = { all: [], open: [], queued: [], last: null }));
+    if (!state)
+      this.sessions.set(session, (state = { all: [], open: [], queued: [], last: null, programmatic: false }));
     return state;
   }
 
   /** Adds a `mock.expect()` for the session's next `times` requests (the rules already validated). */
   expect(session: string | null, rules: ExpectRules, times = 1): void {
-    this.state(session).queued.push({ rules, times });
+    const state = this.state(session);
+    state.queued.push({ rules, times });
+    state.programmatic = true;
   }
 
   /** Each rule's status now: the session's, or every session's (null: requests without a session; undefined: all). */
@@ -175,7 +180,7 @@ export class Expectations {
     }
   }
 
-  /** An answer ended: open its scenario turn's expectation, and keep it as the session's last answer if a mock.expect() may refer to it. */
+  /** An answer ended: open its scenario turn's expectation, and keep it as the session's last answer once the session has had an expect(). */
   private ended(turn: TurnContext, outcome: TurnOutcome): void {
     // An answer refused after it was planned (a later step) was never sent: nothing to expect of it.
     const note =
@@ -186,7 +191,7 @@ export class Expectations {
         : (turn.notes?.[EXPECT_STEP] as Note | undefined);
     if (outcome === "error" && !note) return;
     const state = note ? this.state(turn.session) : this.sessions.get(turn.session);
-    if (!state || (!note && state.queued.length === 0)) return;
+    if (!state || (!note && !state.programmatic)) return;
     const prepared = turn as PreparedTurn;
     const response: ResponseResource | undefined = outcome === "error" ? undefined : prepared.answer?.response;
     const facts = answerFacts(

@@ -7,7 +7,9 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { ScenarioError } from "../../src/scenario/parse.js";
 import { startMockServer, type MockServer } from "../../src/server.js";
@@ -324,6 +326,24 @@ describe("sessions, reset and mock.expect()", () => {
     expect(own[1]!.message).toBe("expected function_call_output for call_1; got outputs for call_2 only");
   });
 
+  it("after a session's first expect(), its answers are kept: a later expect() judges against the last one", async () => {
+    const s = fresh();
+    s.expect({ match: { model: "m" } });
+    const first = await post(s.id, "parallel", { input: "go", tools: TOOLS });
+    s.expect({ tool_outputs: true });
+    await post(s.id, "parallel", {
+      previous_response_id: first.json.id,
+      input: [output("call_1"), output("call_2")],
+      tools: TOOLS,
+    });
+    const own = s.expectations.filter((e) => e.scenario === null);
+    expect(own.map((e) => [e.rule, e.status])).toEqual([
+      ["match", "met"],
+      ["tool_outputs", "met"],
+    ]);
+    expect(() => s.verify()).not.toThrow();
+  });
+
   it("a bad rule throws, naming it", () => {
     const s = fresh();
     expect(() => s.expect({ waits_ms: -1 })).toThrow(/session\.expect\(\): \$\.waits_ms: must be >= 0/);
@@ -331,6 +351,37 @@ describe("sessions, reset and mock.expect()", () => {
       /mock\.expect\(\): \$: unknown key 'tool_output'/,
     );
     expect(() => mock.expect({ tool_outputs: true }, { times: 0 })).toThrow(RangeError);
+  });
+});
+
+describe("on a WebSocket", () => {
+  it("a turn's expectation is judged on the connection's next response.create", async () => {
+    const s = fresh();
+    const ws = new WebSocket(`${mock.url.replace(/^http/, "ws")}/v1/responses`, {
+      headers: { ...s.headers, "x-mock-scenario": "parallel" },
+    });
+    await once(ws, "open");
+    const turn = (body: object) =>
+      new Promise<{ type: string; response?: { id: string } }>((resolve) => {
+        const onMessage = (data: unknown) => {
+          const message = JSON.parse(String(data)) as { type: string; response?: { id: string } };
+          if (["response.completed", "response.failed", "response.incomplete", "error"].includes(message.type)) {
+            ws.off("message", onMessage);
+            resolve(message);
+          }
+        };
+        ws.on("message", onMessage);
+        ws.send(JSON.stringify({ type: "response.create", model: "m", tools: TOOLS, ...body }));
+      });
+    const first = await turn({ input: "go" });
+    await turn({ previous_response_id: first.response!.id, input: [output("call_2")] });
+    ws.close();
+    await once(ws, "close");
+    const report = await verify(s.id);
+    expect(report.expectations.find((e) => e.rule === "tool_outputs")!.message).toBe(
+      "expected function_call_output for call_1; got outputs for call_2 only",
+    );
+    expect(report.expectations.find((e) => e.rule === "continues")!.status).toBe("met");
   });
 });
 
