@@ -78,6 +78,19 @@ export interface Answer {
 }
 
 /** `GET /__mock/requests/{seq}/check`. */
+/** `GET /__mock/verify`: each rule of each expectation, and its status. */
+export interface Verify {
+  ok: boolean;
+  expectations: {
+    status: "met" | "unmet" | "pending";
+    rule: string;
+    scenario: string | null;
+    turn: number | null;
+    seq: number | null;
+    message: string;
+  }[];
+}
+
 export interface Check {
   checked: boolean;
   ok: boolean;
