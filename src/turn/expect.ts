@@ -16,6 +16,7 @@ import {
   isOpen,
   judgeNext,
   report,
+  rulesOf,
   sameBody,
   ties as tiesTo,
   type AnswerFacts,
@@ -45,6 +46,8 @@ interface Note {
 interface Programmatic {
   rules: ExpectRules;
   times: number;
+  /** When expect() was called (deps.clock): within_ms counts from here until a request comes. */
+  since: number;
 }
 
 interface SessionState {
@@ -95,7 +98,7 @@ export class Expectations {
   /** Adds a `mock.expect()` for the session's next `times` requests (the rules already validated). */
   expect(session: string | null, rules: ExpectRules, times = 1): void {
     const state = this.state(session);
-    state.queued.push({ rules, times });
+    state.queued.push({ rules, times, since: this.clock.now() });
     state.programmatic = true;
   }
 
@@ -103,8 +106,26 @@ export class Expectations {
   reports(session?: string | null): ExpectationReport[] {
     const now = this.clock.now();
     const out: ExpectationReport[] = [];
-    for (const [id, state] of this.sessions)
-      if (session === undefined || id === session) for (const e of state.all) out.push(...report(e, now));
+    for (const [id, state] of this.sessions) {
+      if (session !== undefined && id !== session) continue;
+      for (const e of state.all) out.push(...report(e, now));
+      // expect()s no request has come for yet: pending, or unmet past their within_ms.
+      for (const q of state.queued) {
+        const late = q.rules.within_ms !== undefined && now - q.since > q.rules.within_ms;
+        for (let i = 0; i < q.times; i++)
+          for (const rule of rulesOf(q.rules))
+            out.push({
+              status: late ? "unmet" : "pending",
+              rule,
+              scenario: null,
+              turn: null,
+              seq: null,
+              message: late
+                ? `expected a request of the session within ${q.rules.within_ms} ms of expect(); none came`
+                : "waiting for the session's next request",
+            });
+      }
+    }
     return out;
   }
 

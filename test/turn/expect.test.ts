@@ -344,6 +344,20 @@ describe("sessions, reset and mock.expect()", () => {
     expect(() => s.verify()).not.toThrow();
   });
 
+  it("an expect() no request came for is pending, then unmet past within_ms (counted from expect())", async () => {
+    const s = fresh();
+    s.expect({ match: { contains: "x" }, within_ms: 100 }, { times: 2 });
+    expect(s.expectations.map((e) => e.status)).toEqual(["pending", "pending"]);
+    await post(s.id, "picky", { input: "x" });
+    expect(s.expectations.filter((e) => e.scenario === null).map((e) => e.status)).toEqual(["met", "pending"]);
+    await clock.advance(101);
+    const unmet = s.expectations.filter((e) => e.status === "unmet");
+    expect(unmet.map((e) => e.message)).toEqual([
+      "expected a request of the session within 100 ms of expect(); none came",
+    ]);
+    expect(() => s.verify()).toThrow(/match \(mock\.expect\): expected a request of the session within 100 ms/);
+  });
+
   it("a bad rule throws, naming it", () => {
     const s = fresh();
     expect(() => s.expect({ waits_ms: -1 })).toThrow(/session\.expect\(\): \$\.waits_ms: must be >= 0/);
