@@ -179,8 +179,14 @@ export class Expectations {
       };
       judgeNext(e, request, items, at, seq);
       judged.push(e);
-      state.all.push(e);
-      if (state.all.length > MAX_PER_SESSION) state.all.shift();
+      // no_retry_ms watches the body of the last answer's request, from this request on.
+      if (e.rules.no_retry_ms !== undefined && e.answer) {
+        if (digestOf() === e.answer.digest) sameBody(e, at - e.answer.endedAt, seq);
+        this.add(state, e);
+      } else {
+        state.all.push(e);
+        if (state.all.length > MAX_PER_SESSION) state.all.shift();
+      }
       if (--next.times <= 0) state.queued.shift();
     }
     state.open = state.open.filter((e) => isOpen(e, at));

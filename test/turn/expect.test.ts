@@ -358,6 +358,30 @@ describe("sessions, reset and mock.expect()", () => {
     expect(() => s.verify()).toThrow(/match \(mock\.expect\): expected a request of the session within 100 ms/);
   });
 
+  it("expect({no_retry_ms}) watches the body of the session's last answer's request", async () => {
+    const s = fresh();
+    s.expect({ match: { model: "m" } });
+    await post(s.id, "refuse", { input: "y" });
+    s.expect({ no_retry_ms: 1000 });
+    await clock.advance(200);
+    await post(s.id, "refuse", { input: "y" });
+    const own = s.expectations.filter((e) => e.scenario === null);
+    expect(own.map((e) => [e.rule, e.status])).toEqual([
+      ["match", "met"],
+      ["no_retry_ms", "unmet"],
+    ]);
+    expect(own[1]!.message).toBe("expected no request with the same body within 1000 ms; one came after 200 ms");
+
+    const calm = fresh();
+    calm.expect({ match: { model: "m" } });
+    await post(calm.id, "refuse", { input: "y" });
+    calm.expect({ no_retry_ms: 1000 });
+    await post(calm.id, "refuse", { input: "another body" });
+    expect(calm.expectations.filter((e) => e.scenario === null).map((e) => e.status)).toEqual(["met", "pending"]);
+    await clock.advance(1000);
+    expect(calm.expectations.filter((e) => e.scenario === null).map((e) => e.status)).toEqual(["met", "met"]);
+  });
+
   it("a bad rule throws, naming it", () => {
     const s = fresh();
     expect(() => s.expect({ waits_ms: -1 })).toThrow(/session\.expect\(\): \$\.waits_ms: must be >= 0/);
