@@ -201,7 +201,9 @@ export function judgeNext(
         const calls = new Set(input.filter((i) => i.type === "function_call").map((i) => i.call_id));
         const missing = answer.itemIds.filter((id) => !ids.has(id));
         // A function call replayed without its id still counts by its call_id.
-        const stillMissing = missing.filter((id) => !(id in answer.callOf && calls.has(answer.callOf[id])));
+        const stillMissing = missing.filter(
+          (id) => !(Object.hasOwn(answer.callOf, id) && calls.has(answer.callOf[id])),
+        );
         verdict(
           rule,
           stillMissing.length === 0,
