@@ -15,7 +15,9 @@ export {
   type MockSession,
   type MockControls,
   type TurnInput,
+  type ExpectRulesInput,
 } from "./server.js";
+export type { ExpectationReport, ExpectationStatus, ExpectRule } from "./scenario/expect.js";
 export type { JournalEntry, JournalLimits } from "./journal/journal.js";
 export {
   LimitsError,

@@ -12,7 +12,9 @@ import { attachWebSocket } from "./http/websocket.js";
 import type { z } from "zod";
 import { sessionOf } from "./session/session.js";
 import { Journal, type JournalEntry } from "./journal/journal.js";
-import type { ScenarioInput, Turn } from "./scenario/schema.js";
+import type { ExpectRules, ScenarioInput, Turn } from "./scenario/schema.js";
+import { unmetMessage, type ExpectationReport } from "./scenario/expect.js";
+import { validateExpect } from "./scenario/parse.js";
 import { SessionControls } from "./session/controls.js";
 import { MemoryResponseStore } from "./store/response-store.js";
 import { OptionsError, resolveOptions, type ServerOptionsInput } from "./options.js";
@@ -29,6 +31,7 @@ import { ActiveStreams } from "./turn/load.js";
 import { defaultService, type Service } from "./service/service.js";
 import { hasCapacity, LocalSlots } from "./service/slots.js";
 import { capacityStep } from "./turn/capacity.js";
+import { Expectations } from "./turn/expect.js";
 import { DIALECTS } from "./dialect/index.js";
 import { RepeatCounter } from "./session/repeats.js";
 import { resolve as resolvePath, sep } from "node:path";
@@ -94,6 +97,9 @@ function scenarioCounts(
 /** A turn as `enqueue()` takes it: the scenario file's turn format (`{steps, end?, timing?, fault?}`). */
 export type TurnInput = z.input<typeof Turn>;
 
+/** The rules `expect()` takes: a scenario turn's `expect`. */
+export type ExpectRulesInput = z.input<typeof ExpectRules>;
+
 /** What a test controls: the journal, and the answers its requests get. */
 export interface MockControls {
   /**
@@ -117,9 +123,25 @@ export interface MockControls {
   /**
    * Forgets the journal entries and the `use`/`enqueue` controls, and the
    * limiter's state: buckets (full again), spend (the budget is whole again),
-   * usage totals and the limits set with `limits()`.
+   * usage totals and the limits set with `limits()`, and the expectations.
    */
   reset(): void;
+  /**
+   * Expects the next request (or the next `times`) to show `rules`: a
+   * scenario turn's `expect` (validated the same way; a bad rule throws a
+   * ScenarioError naming it). Rules about an answer (`tool_outputs`,
+   * `continues`, `reasoning_returned`, `waits_ms`, `no_retry_ms`) refer to the
+   * last answer sent before that request; `match` to the request itself. The
+   * server's acts on requests sent without a session.
+   */
+  expect(rules: ExpectRulesInput, options?: { times?: number }): void;
+  /**
+   * Every expectation (a scenario turn's `expect`, `expect()`) and its status
+   * now, one entry per rule: the server's lists every session's.
+   */
+  readonly expectations: ExpectationReport[];
+  /** Throws one Error listing every unmet expectation (the server's: of every session); does nothing when none is unmet. */
+  verify(): void;
   /**
    * Sets limits of its own (`rpm`, `tpm`, `budgetUsd`; null clears one, a
    * field left out stays as it is), over the server's, the model's and the
@@ -192,7 +214,9 @@ export function createDeps(
     serviceSteps.push(
       capacityStep(service, clock, shared?.capacity(() => wallClock.now()) ?? new LocalSlots(() => clock.now())),
     );
-  const allSteps = [limitsStep(service, limits), ...(steps ?? []), ...serviceSteps];
+  // The expectations step right after the limiter (a request it refuses is not judged: its begin throws first).
+  const expectations = new Expectations(clock, registry);
+  const allSteps = [limitsStep(service, limits), expectations.step(), ...(steps ?? []), ...serviceSteps];
   const deps: AppDeps = {
     registry,
     store,
@@ -219,6 +243,7 @@ export function createDeps(
     repeats: new RepeatCounter(),
     service,
     limits,
+    expectations,
     active: new ActiveStreams(),
     steps: allSteps,
     onError: (err) => console.error("openresponses-mock: internal error:", err),
@@ -409,6 +434,16 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
     const valid = parseLimitsPatch(patch, label);
     return Promise.resolve(deps.limits.setSessionLimits(id, valid)).then((own) => limitsView(id, own, deps.service));
   };
+  const { expectations } = deps;
+  const addExpect = (id: string | null, rules: ExpectRulesInput, times: number | undefined, label: string) => {
+    if (times !== undefined && (!Number.isSafeInteger(times) || times < 1))
+      throw new RangeError(`${label}: times must be a whole number of 1 or more, got ${String(times)}`);
+    expectations.expect(id, validateExpect(rules, label), times);
+  };
+  const verify = (reports: ExpectationReport[]) => {
+    const message = unmetMessage(reports);
+    if (message !== undefined) throw new Error(message);
+  };
   const session = (id = `session-${process.pid}-${++sessionCounter}`): MockSession => {
     sessionOf(id); // the same rule as the header
     return {
@@ -424,7 +459,13 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
         settle(deps.sharedJournal?.clear(id), report);
         settle(controls.reset(id), report);
         settle(deps.limits.reset(id), report);
+        expectations.reset(id);
       },
+      expect: (rules, opts) => addExpect(id, rules, opts?.times, "session.expect()"),
+      get expectations() {
+        return expectations.reports(id);
+      },
+      verify: () => verify(expectations.reports(id)),
       limits: (patch) => setLimits(id, patch, "session.limits()"),
       usage: async () => deps.limits.usage(id),
     };
@@ -445,7 +486,13 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
       settle(deps.sharedJournal?.clear(), report);
       settle(controls.reset(), report);
       settle(deps.limits.reset(undefined), report);
+      expectations.reset();
     },
+    expect: (rules, opts) => addExpect(null, rules, opts?.times, "mock.expect()"),
+    get expectations() {
+      return expectations.reports();
+    },
+    verify: () => verify(expectations.reports()),
     limits: (patch) => setLimits(null, patch, "mock.limits()"),
     usage: async () => deps.limits.usage(undefined),
     session,

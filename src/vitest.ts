@@ -19,16 +19,23 @@ export interface UseMockServerOptions extends ServerOptionsInput {
    * concurrent tests do not wipe each other's requests.
    */
   resetAfterEach?: boolean;
+  /**
+   * Call `verify()` after each test (after the last of tests running
+   * concurrently, before the reset): an unmet expectation fails the test
+   * with the list of what was unmet. Default false.
+   */
+  verify?: boolean;
 }
 
 /**
  * Starts a mock server in `beforeAll` (on a free port unless `port` is given),
  * closes it in `afterAll`, and resets its journal and controls after each
- * test (after the last of tests running concurrently). Returns the handle;
+ * test (after the last of tests running concurrently; with `verify: true`,
+ * verifies its expectations first). Returns the handle;
  * its members work inside tests and hooks.
  */
 export function useMockServer(options: UseMockServerOptions = {}): MockServer {
-  const { resetAfterEach = true, ...serverOptions } = options;
+  const { resetAfterEach = true, verify = false, ...serverOptions } = options;
   let current: MockServer | undefined;
   const live = (): MockServer => {
     if (!current)
@@ -48,7 +55,12 @@ export function useMockServer(options: UseMockServerOptions = {}): MockServer {
   });
   afterEach(() => {
     running = Math.max(0, running - 1);
-    if (resetAfterEach && running === 0) current?.reset();
+    if (running !== 0) return;
+    try {
+      if (verify) current?.verify();
+    } finally {
+      if (resetAfterEach) current?.reset();
+    }
   });
   afterAll(async () => {
     await current?.close();
@@ -73,6 +85,11 @@ export function useMockServer(options: UseMockServerOptions = {}): MockServer {
     use: (scenario, opts) => live().use(scenario, opts),
     enqueue: (...turns) => live().enqueue(...turns),
     reset: () => live().reset(),
+    expect: (rules, opts) => live().expect(rules, opts),
+    get expectations() {
+      return live().expectations;
+    },
+    verify: () => live().verify(),
     limits: (limits) => live().limits(limits),
     usage: () => live().usage(),
     session: (id?: string): MockSession => live().session(id),

@@ -204,6 +204,13 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     }
   });
 
+  // GET /__mock/verify: every expectation of the session (or of every session) and its status; ok is false when one is unmet.
+  router.get("/verify", (ctx) => {
+    const session = single(ctx, "session") === undefined && !ctx.get("x-mock-session") ? undefined : adminSession(ctx);
+    const expectations = deps.expectations.reports(session);
+    json(ctx, { ok: expectations.every((e) => e.status !== "unmet"), expectations });
+  });
+
   // GET /__mock/profiles: the latency profiles (built-in and the service file's), each in the service file's shape.
   router.get("/profiles", (ctx) => json(ctx, profilesJson(deps.service)));
 
@@ -214,6 +221,7 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     deps.journal.clear(session);
     await deps.controls.reset(session);
     await deps.limits.reset(session);
+    deps.expectations.reset(session);
     ctx.status = 204;
   });
 

@@ -10,6 +10,7 @@ import { sessionOf } from "../session/session.js";
 import type { RunBus } from "../store/redis-runs.js";
 import type { LimitsStore } from "../service/limits.js";
 import type { TurnDeps } from "../turn/turn.js";
+import type { Expectations } from "../turn/expect.js";
 
 /** A handler that answers one request on Node's request and response (throwing an ApiError before anything was sent). */
 export type RequestHandler = (
@@ -33,6 +34,8 @@ export interface ProxyHandler {
 }
 
 export interface AppDeps extends TurnDeps {
+  /** What clients are expected to send next (src/turn/expect.ts), judged in this process; `GET /__mock/verify` reports them. */
+  expectations: Expectations;
   /** The limiter's buckets, session limits and usage totals (src/turn/limits.ts): in memory, or shared in Redis. */
   limits: LimitsStore;
   /** With a shared store: every process's journal entries, which the admin routes list. */

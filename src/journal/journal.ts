@@ -110,6 +110,8 @@ export interface JournalEntry {
   limits: JournalLimits | null;
   /** How long the answer waited in the model's queue for a free slot, in ms (0: none); null when it never reached the queue. */
   waitMs: number | null;
+  /** How many of the expectations this request was judged against it met (src/turn/expect.ts); null when none judged it. */
+  expect: { met: number; total: number } | null;
 }
 
 /** The limiter's verdict on a request, as its journal entry keeps it. */
@@ -264,6 +266,7 @@ export class Journal {
       costUsd: null,
       limits: null,
       waitMs: null,
+      expect: null,
     };
     this.inFlight++;
     if (this.limit === 0) return entry;

@@ -226,6 +226,11 @@ export function prettyRequest(entry: JournalEntry, options: PrettyOptions): stri
     parts.push((verdict === "passed" ? p.green : p.yellow)(limit === null ? verdict : `${verdict} (${limit})`));
   }
   if (entry.costUsd !== null) parts.push(usd(entry.costUsd));
+  // The expectations this request was judged against: met/total.
+  if (entry.expect !== null)
+    parts.push(
+      (entry.expect.met === entry.expect.total ? p.green : p.red)(`expect ${entry.expect.met}/${entry.expect.total}`),
+    );
   // The time it waited for a slot (capacity), part of the duration after it.
   if (entry.waitMs !== null && entry.waitMs > 0) parts.push(p.yellow(`waited ${duration(entry.waitMs)}`));
   parts.push(entry.durationMs === null ? "-" : duration(entry.durationMs));
@@ -283,6 +288,7 @@ export function jsonRequest(entry: JournalEntry): string {
     violations: entry.violations,
     costUsd: entry.costUsd,
     limits: entry.limits === null ? null : { verdict: entry.limits.verdict, limit: entry.limits.limit },
+    expect: entry.expect,
   });
 }
 

@@ -6,7 +6,7 @@
 import { parseJsonText } from "../util/json-text.js";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../spec/common.js";
-import { END_TYPES, STEP_TYPES, STRATEGIES, Scenario } from "./schema.js";
+import { END_TYPES, ExpectRules, STEP_TYPES, STRATEGIES, Scenario } from "./schema.js";
 
 /** One problem in one scenario file. */
 export interface ScenarioIssue {
@@ -101,4 +101,13 @@ export function parseScenarioText(text: string, file: string): Scenario {
   const parsed = parseJsonText(text);
   if ("error" in parsed) throw new ScenarioError([{ file, path: "$", message: parsed.error }]);
   return validateScenario(parsed.value, file);
+}
+
+/** Validates `mock.expect()`'s rules as a scenario turn's `expect` is validated (a ScenarioError names each problem, `label` as its file). */
+export function validateExpect(value: unknown, label: string): ExpectRules {
+  const result = ExpectRules.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  throw new ScenarioError(
+    result.error.issues.map((issue) => ({ file: label, path: jsonPath(issue.path), message: describeIssue(issue) })),
+  );
 }

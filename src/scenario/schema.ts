@@ -502,12 +502,88 @@ export const Fault = z
   })
   .describe("Faults of the stream.");
 
+export const MatchRules = z
+  .strictObject({
+    contains: z.string().min(1).optional().describe("The last user message contains this text (case-insensitive)."),
+    matches: z
+      .string()
+      .min(1)
+      .refine((p) => {
+        try {
+          new RegExp(p, "u");
+          return true;
+        } catch {
+          return false;
+        }
+      }, "is not a valid regular expression")
+      // An assertion only for validators that check formats (SEMANTIC_RULES).
+      .meta({ format: "regex" })
+      .optional()
+      .describe("The last user message matches this regular expression (JavaScript syntax, 'u' flag)."),
+    model: z.string().min(1).optional().describe("The request's model equals this."),
+    tool: z.string().min(1).optional().describe("A function tool with this name is offered."),
+    afterToolOutput: z.boolean().optional().describe("Whether the last input item is a function_call_output."),
+    metadata: z.record(z.string(), z.string()).optional().describe("The request's metadata has these key/value pairs."),
+  })
+  .describe("All rules given must hold for the scenario to be chosen.");
+
+/**
+ * What the next request of the same conversation must show (docs/scenarios.md,
+ * "Expectations"): each key one rule, all of which must hold. Judged by
+ * src/scenario/expect.ts and reported by `GET /__mock/verify`.
+ */
+export const ExpectRules = z
+  .strictObject({
+    tool_outputs: z
+      .literal(true)
+      .optional()
+      .describe("A function_call_output for every call_id this turn made, all in the next request."),
+    reasoning_returned: z
+      .literal(true)
+      .optional()
+      .describe(
+        "When the next request has store: false, it carries this turn's reasoning items (by id) with their encrypted_content.",
+      ),
+    continues: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The next request carries previous_response_id of this response, or the history including this turn's output items.",
+      ),
+    waits_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe("The next request arrives no sooner than this many ms after this answer ended."),
+    no_retry_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe("No request of the session with the same body as this turn's request arrives within this many ms."),
+    within_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .optional()
+      .describe(
+        "How long to wait for the next request before its rules are unmet rather than pending. Default: forever.",
+      ),
+    match: MatchRules.optional().describe("The selection rules' form: all given must hold on the next request."),
+  })
+  .describe("What the next request of the same conversation must show: each key one rule, all must hold.");
+
 export const Turn = z
   .strictObject({
     steps: z.array(Step).default([]).describe("The output items (and vendor events), in order."),
     end: End.optional(),
     timing: ScenarioTiming.optional(),
     fault: Fault.optional(),
+    expect: ExpectRules.optional(),
   })
   // Not in JSON Schema (SEMANTIC_RULES): it cannot relate an item to the ones after it.
   .refine(
@@ -568,31 +644,6 @@ export const Generate = z
     "Seeded generation instead of scripted turns: 'auto' (a plausible model) or 'random' (drawn from the seed).",
   );
 
-export const MatchRules = z
-  .strictObject({
-    contains: z.string().min(1).optional().describe("The last user message contains this text (case-insensitive)."),
-    matches: z
-      .string()
-      .min(1)
-      .refine((p) => {
-        try {
-          new RegExp(p, "u");
-          return true;
-        } catch {
-          return false;
-        }
-      }, "is not a valid regular expression")
-      // An assertion only for validators that check formats (SEMANTIC_RULES).
-      .meta({ format: "regex" })
-      .optional()
-      .describe("The last user message matches this regular expression (JavaScript syntax, 'u' flag)."),
-    model: z.string().min(1).optional().describe("The request's model equals this."),
-    tool: z.string().min(1).optional().describe("A function tool with this name is offered."),
-    afterToolOutput: z.boolean().optional().describe("Whether the last input item is a function_call_output."),
-    metadata: z.record(z.string(), z.string()).optional().describe("The request's metadata has these key/value pairs."),
-  })
-  .describe("All rules given must hold for the scenario to be chosen.");
-
 export const SCENARIO_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export const Scenario = z
@@ -640,6 +691,7 @@ export type Step = z.output<typeof Step>;
 export type HostedStep = Extract<Step, { type: (typeof HOSTED_STEP_TYPES)[number] }>;
 export type End = z.output<typeof End>;
 export type MatchRules = z.output<typeof MatchRules>;
+export type ExpectRules = z.output<typeof ExpectRules>;
 export type RandomSettings = z.output<typeof RandomSettings>;
 export type Chunking = z.output<typeof Chunking>;
 export type ScenarioTiming = z.output<typeof ScenarioTiming>;

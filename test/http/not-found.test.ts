@@ -93,7 +93,7 @@ describe("404 with the admin routes on", () => {
     await expectNotFound(
       server(),
       "/__mock/request",
-      "No admin route for GET /__mock/request. The admin routes are: GET/DELETE /__mock/requests, GET /__mock/requests/stream, GET /__mock/requests/{seq}/answer, GET /__mock/requests/{seq}/check, GET /__mock/requests/{seq}/scenario, GET /__mock/requests/{seq}/curl, GET /__mock/requests/{seq}, POST /__mock/scenarios, POST /__mock/queue, GET /__mock/profiles, POST /__mock/reset, GET/POST /__mock/limits, GET /__mock/usage, GET /__mock/, GET /__mock, GET /__mock/assets/{name}.",
+      "No admin route for GET /__mock/request. The admin routes are: GET/DELETE /__mock/requests, GET /__mock/requests/stream, GET /__mock/requests/{seq}/answer, GET /__mock/requests/{seq}/check, GET /__mock/requests/{seq}/scenario, GET /__mock/requests/{seq}/curl, GET /__mock/requests/{seq}, POST /__mock/scenarios, POST /__mock/queue, GET /__mock/verify, GET /__mock/profiles, POST /__mock/reset, GET/POST /__mock/limits, GET /__mock/usage, GET /__mock/, GET /__mock, GET /__mock/assets/{name}.",
     );
   });
 

@@ -251,6 +251,45 @@ describe("one request on its timeline", () => {
   });
 });
 
+describe("expectations", () => {
+  it("a request judged against a turn's expect shows met/total in its facts, and each rule with its message", async () => {
+    await clearAll();
+    mock.use(
+      {
+        name: "two-calls",
+        turns: [
+          {
+            steps: [
+              { type: "function_call", name: "f", call_id: "call_1", arguments: {} },
+              { type: "function_call", name: "f", call_id: "call_2", arguments: {} },
+            ],
+            expect: { tool_outputs: true, continues: true },
+          },
+          { steps: [{ type: "message", text: "done" }] },
+        ],
+      },
+      { times: 2 },
+    );
+    const first = await client().responses.create({ model: "mock-model-1", input: "go" });
+    await client().responses.create({
+      model: "mock-model-1",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "call_1", output: "1" }],
+    });
+    await rowsSettled(2);
+    const [seq] = await visibleSeqs(page);
+    await openRow(seq, false);
+    await page.locator("#expect-result li").first().waitFor();
+    expect(await page.textContent(".detail-head")).toContain("1/2 met");
+    const items = await page.locator("#expect-result li").allTextContents();
+    expect(items).toEqual([
+      "tool_outputs unmet (two-calls, turn 0) expected function_call_output for call_2; got outputs for call_1 only",
+      `continues met (two-calls, turn 0) previous_response_id ${first.id}`,
+    ]);
+    mock.reset();
+  });
+});
+
 describe("actions", () => {
   it("'save as scenario' downloads a file that validate accepts and that replays the same text on a second server", async () => {
     await clearAll();

@@ -67,6 +67,7 @@ describe("pageJson", () => {
       costUsd: null,
       limits: null,
       waitMs: null,
+      expect: null,
       outcome: "completed",
       errorCode: null,
       events: null,

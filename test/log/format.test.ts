@@ -46,6 +46,7 @@ const entry = (fields: Partial<JournalEntry> = {}): JournalEntry => ({
   costUsd: null,
   limits: null,
   waitMs: null,
+  expect: null,
   outcome: "completed",
   errorCode: null,
   events: null,
@@ -199,6 +200,16 @@ describe("pretty lines", () => {
     );
   });
 
+  it("a request judged against expectations says how many it met (pretty), and as expect (json)", () => {
+    const judged = entry({ expect: { met: 2, total: 3 } });
+    expect(prettyRequest(judged, PLAIN)).toBe(
+      "00:00:03.038  POST   /v1/responses  200 completed  auto (default)  expect 2/3  38 ms",
+    );
+    expect(prettyRequest(entry(), PLAIN)).not.toContain("expect");
+    expect(JSON.parse(jsonRequest(judged)).expect).toEqual({ met: 2, total: 3 });
+    expect(JSON.parse(jsonRequest(entry())).expect).toBeNull();
+  });
+
   it("never holds a header, a body or a credential", () => {
     const line = prettyRequest(entry(), PLAIN) + jsonRequest(entry());
     for (const secret of ["Bearer", "1234", "authorization", "secret prompt", "content-type"])
@@ -286,6 +297,7 @@ describe("json lines", () => {
       violations: null,
       costUsd: null,
       limits: null,
+      expect: null,
     });
     expect(stop).toEqual({ event: "stop", time: "2026-01-01T00:00:02.000Z", requests: 3, uptimeMs: 2000.123 });
   });

@@ -4,7 +4,7 @@
  * wrong, and the journal's entry stream is read with fetch (EventSource cannot
  * send a header) and reconnected when it drops.
  */
-import type { Answer, Check, Curl } from "./model.js";
+import type { Answer, Check, Curl, Verify } from "./model.js";
 import { SseParser, type SseEvent } from "./sse.js";
 
 /** Where the tab keeps the key. */
@@ -84,6 +84,9 @@ export class Api {
   answer = (seq: number) => this.json<Answer>(`requests/${seq}/answer`);
   check = (seq: number) => this.json<Check>(`requests/${seq}/check`);
   curl = (seq: number) => this.json<Curl>(`requests/${seq}/curl`);
+  /** The expectations of a session (null: every session's). */
+  verify = (session: string | null) =>
+    this.json<Verify>(session === null ? "verify" : `verify?session=${encodeURIComponent(session)}`);
 
   /** The scenario file for an entry, and its file name from `content-disposition`. */
   async scenario(seq: number): Promise<{ blob: Blob; filename: string }> {

@@ -80,6 +80,19 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
     fact("session", e.session ?? "—"),
     fact("response", e.responseId ?? "—", "mono"),
     ...(costText(e.costUsd) !== null ? [fact("cost", costText(e.costUsd)!)] : []),
+    // The expectations it was judged against (GET /__mock/verify?session= lists each rule and its message).
+    ...(e.expect
+      ? [
+          fact(
+            "expect",
+            h(
+              "span",
+              { class: `pill t-${e.expect.met === e.expect.total ? "good" : "warn"}` },
+              `${e.expect.met}/${e.expect.total} met`,
+            ),
+          ),
+        ]
+      : []),
     ...(e.limits
       ? [
           fact(
@@ -224,6 +237,29 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
   const pendingCheck = guard(ctx.api.check(e.seq), (err) =>
     checkHost.replaceChildren(h("p", { class: "note bad" }, `Not checked: ${failureText(err)}`)),
   );
+  // The expectations this request was judged against (a request none judged has no section).
+  const expectHost = h("div", {}, h("p", { class: "note" }, "Loading…"));
+  if (e.expect)
+    void guard(ctx.api.verify(e.session), (err) =>
+      expectHost.replaceChildren(h("p", { class: "note bad" }, `Not available: ${failureText(err)}`)),
+    ).then((verify) => {
+      if (!verify || !live) return;
+      const mine = verify.expectations.filter((x) => x.seq === e.seq);
+      expectHost.replaceChildren(
+        h(
+          "ul",
+          { id: "expect-result" },
+          ...mine.map((x) =>
+            h(
+              "li",
+              {},
+              h("span", { class: `pill t-${x.status === "met" ? "good" : "bad"}` }, `${x.rule} ${x.status}`),
+              ` ${x.scenario !== null ? `(${x.scenario}, turn ${x.turn}) ` : "(expect()) "}${x.message}`,
+            ),
+          ),
+        ),
+      );
+    });
   host.replaceChildren(
     h(
       "article",
@@ -233,6 +269,7 @@ export function showDetail(host: HTMLElement, e: Entry, ctx: DetailContext): () 
       section("Conformance", checkHost),
       upstreamHost,
       limitsHost,
+      e.expect ? section("Expectations", expectHost) : null,
       request,
       section("Answer", answerHost),
     ),

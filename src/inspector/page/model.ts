@@ -37,6 +37,8 @@ export interface Entry {
   limits?: { verdict: string; limit: string | null; headers: Record<string, string> } | null;
   /** How long it waited for a slot, in ms (0: none); null when nothing caps concurrency (older servers: absent). */
   waitMs?: number | null;
+  /** How many of the expectations this request was judged against it met (null: none judged it; older servers: absent). */
+  expect?: { met: number; total: number } | null;
 }
 
 /** A cost for the page: `$0.000125` (to the millionth of a dollar), or null when there is none. */
@@ -76,6 +78,19 @@ export interface Answer {
 }
 
 /** `GET /__mock/requests/{seq}/check`. */
+/** `GET /__mock/verify`: each rule of each expectation, and its status. */
+export interface Verify {
+  ok: boolean;
+  expectations: {
+    status: "met" | "unmet" | "pending";
+    rule: string;
+    scenario: string | null;
+    turn: number | null;
+    seq: number | null;
+    message: string;
+  }[];
+}
+
 export interface Check {
   checked: boolean;
   ok: boolean;
