@@ -35,6 +35,9 @@ export const EXPECT_STEP = "expect";
 /** The most expectations one session keeps (the oldest are dropped past it). */
 export const MAX_PER_SESSION = 1_000;
 
+/** The most sessions whose expectations are kept (the session that had one first is forgotten past it). */
+export const MAX_SESSIONS = 10_000;
+
 /** What a turn's note holds: the scenario turn's rules, from `planned` to `end`. */
 interface Note {
   scenario: string;
@@ -90,8 +93,11 @@ export class Expectations {
 
   private state(session: string | null): SessionState {
     let state = this.sessions.get(session);
-    if (!state)
+    if (!state) {
+      // Bounded: past MAX_SESSIONS the oldest session's expectations go (a Map keeps insertion order).
+      if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
       this.sessions.set(session, (state = { all: [], open: [], queued: [], last: null, programmatic: false }));
+    }
     return state;
   }
 

@@ -441,3 +441,20 @@ describe("expect in a scenario file", () => {
     expect(issues[1]!.message).toMatch(/unknown key 'contain'/);
   });
 });
+
+describe("bounds", () => {
+  it("keeps the expectations of at most MAX_SESSIONS sessions: the oldest session's go first", async () => {
+    const { MAX_SESSIONS } = await import("../../src/turn/expect.js");
+    const mock = await startMockServer({ port: 0 });
+    try {
+      const first = mock.session("bound-0");
+      first.expect({ continues: true });
+      expect(first.expectations).toHaveLength(1);
+      for (let i = 1; i <= MAX_SESSIONS; i++) mock.session(`bound-${i}`).expect({ continues: true });
+      expect(first.expectations).toHaveLength(0);
+      expect(mock.session(`bound-${MAX_SESSIONS}`).expectations).toHaveLength(1);
+    } finally {
+      await mock.close();
+    }
+  });
+});
