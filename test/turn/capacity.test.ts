@@ -422,3 +422,59 @@ describe("LocalSlots", () => {
     expect(retryHeaders(2_001)).toEqual({ "retry-after": "3", "retry-after-ms": "2001" });
   });
 });
+
+describe("a proxied turn (Chat Completions upstream)", () => {
+  it("takes its slot before anything goes upstream: a second request while the first is upstream is a 503, and the slot comes back", async () => {
+    // An upstream that holds each answer until the test lets it go.
+    const held: (() => void)[] = [];
+    let upstreamRequests = 0;
+    const upstream: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        upstreamRequests++;
+        held.push(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({
+              id: "chatcmpl-1",
+              object: "chat.completion",
+              created: 1,
+              model: "upstream-model",
+              choices: [{ index: 0, message: { role: "assistant", content: "From upstream." }, finish_reason: "stop" }],
+              usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+            }),
+          );
+        });
+      });
+    });
+    upstream.listen(0, "127.0.0.1");
+    await once(upstream, "listening");
+    servers.push({ close: () => new Promise<void>((r) => upstream.close(() => r())) });
+    const { port } = upstream.address() as AddressInfo;
+    const { mock } = await start({
+      upstream: `http://127.0.0.1:${port}/v1`,
+      upstreamApi: "chat",
+      maxConcurrent: 1,
+      latencyMs: undefined,
+    });
+
+    const first = track(send(mock.baseURL, { input: "first" }));
+    await waitFor(() => expect(held).toHaveLength(1));
+    const second = await send(mock.baseURL, { input: "second" });
+    expect(second.status).toBe(503);
+    expect(JSON.parse(second.text).error).toMatchObject({ code: "server_is_overloaded" });
+    // Refused before it went upstream.
+    expect(upstreamRequests).toBe(1);
+
+    held.shift()!();
+    await first.promise;
+    expect(first.value!.status).toBe(200);
+    expect(first.value!.text).toContain("From upstream.");
+    // The slot came back when the proxied turn ended.
+    const third = track(send(mock.baseURL, { input: "third" }));
+    await waitFor(() => expect(held).toHaveLength(1));
+    held.shift()!();
+    expect((await third.promise).status).toBe(200);
+    expect(upstreamRequests).toBe(2);
+  });
+});
