@@ -49,20 +49,3 @@ export async function loadService(options: ServiceOptions): Promise<Service> {
   }
   return serviceOf(parseServiceText(text, name), name, options);
 }
-
-/** The flags over a service's defaults: `--rpm`/`--tpm` are the default limits, `--profile` the default profile, `--max-concurrent`/`--queue` the server's capacity. */
-export function withFlags(service: Service, options: ServiceOptions): Service {
-  const limits = { ...service.defaults.limits };
-  if (options.rpm !== undefined) limits.rpm = options.rpm;
-  if (options.tpm !== undefined) limits.tpm = options.tpm;
-  const capacity = { ...service.capacity };
-  if (options.maxConcurrent !== undefined) capacity.maxConcurrent = options.maxConcurrent;
-  if (options.queue !== undefined) capacity.queue = options.queue;
-  if (options.queueTimeoutMs !== undefined) capacity.queueTimeoutMs = options.queueTimeoutMs;
-  return {
-    ...service,
-    defaults: { ...service.defaults, limits },
-    capacity,
-    profile: options.profile ?? service.profile,
-  };
-}
