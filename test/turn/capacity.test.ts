@@ -6,6 +6,7 @@
  * fetch and a strict SSE parser, WebSocket turns, background runs, the
  * openai dialect's body, and a model's own capacity.
  */
+import { startChatUpstream } from "../support/chat-upstream.js";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -426,33 +427,11 @@ describe("LocalSlots", () => {
 describe("a proxied turn (Chat Completions upstream)", () => {
   it("takes its slot before anything goes upstream: a second request while the first is upstream is a 503, and the slot comes back", async () => {
     // An upstream that holds each answer until the test lets it go.
-    const held: (() => void)[] = [];
-    let upstreamRequests = 0;
-    const upstream: Server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        upstreamRequests++;
-        held.push(() => {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(
-            JSON.stringify({
-              id: "chatcmpl-1",
-              object: "chat.completion",
-              created: 1,
-              model: "upstream-model",
-              choices: [{ index: 0, message: { role: "assistant", content: "From upstream." }, finish_reason: "stop" }],
-              usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-            }),
-          );
-        });
-      });
-    });
-    upstream.listen(0, "127.0.0.1");
-    await once(upstream, "listening");
-    servers.push({ close: () => new Promise<void>((r) => upstream.close(() => r())) });
-    const { port } = upstream.address() as AddressInfo;
+    const upstream = await startChatUpstream({ content: "From upstream.", hold: true });
+    servers.push(upstream);
+    const { held } = upstream;
     const { mock } = await start({
-      upstream: `http://127.0.0.1:${port}/v1`,
+      upstream: upstream.baseURL,
       upstreamApi: "chat",
       maxConcurrent: 1,
       latencyMs: undefined,
@@ -464,7 +443,7 @@ describe("a proxied turn (Chat Completions upstream)", () => {
     expect(second.status).toBe(503);
     expect(JSON.parse(second.text).error).toMatchObject({ code: "server_is_overloaded" });
     // Refused before it went upstream.
-    expect(upstreamRequests).toBe(1);
+    expect(upstream.requests).toBe(1);
 
     held.shift()!();
     await first.promise;
@@ -475,6 +454,6 @@ describe("a proxied turn (Chat Completions upstream)", () => {
     await waitFor(() => expect(held).toHaveLength(1));
     held.shift()!();
     expect((await third.promise).status).toBe(200);
-    expect(upstreamRequests).toBe(2);
+    expect(upstream.requests).toBe(2);
   });
 });

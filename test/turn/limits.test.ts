@@ -5,6 +5,7 @@
  * 429s, budgets, usage totals and cost, dialect bodies, session isolation,
  * reset, and the admin routes' bad bodies.
  */
+import { startChatUpstream } from "../support/chat-upstream.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import type { ServerOptionsInput } from "../../src/options.js";
@@ -421,29 +422,9 @@ describe("no limits", () => {
 
 describe("a proxied turn (Chat Completions upstream)", () => {
   it("is charged 1 request and its input tokens at begin; a refused one never reaches the upstream", async () => {
-    const { createServer } = await import("node:http");
-    let chatRequests = 0;
-    const upstream = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        chatRequests++;
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            id: "chatcmpl-1",
-            object: "chat.completion",
-            created: 1,
-            model: "upstream-model",
-            choices: [{ index: 0, message: { role: "assistant", content: "Hi." }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-          }),
-        );
-      });
-    });
-    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+    const upstream = await startChatUpstream({ content: "Hi." });
     try {
-      const { port } = upstream.address() as { port: number };
-      const { mock } = await start({ upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "chat", rpm: 1, tpm: 1000 });
+      const { mock } = await start({ upstream: upstream.baseURL, upstreamApi: "chat", rpm: 1, tpm: 1000 });
       const first = await create(mock);
       expect(first.status).toBe(200);
       expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("0");
@@ -452,12 +433,12 @@ describe("a proxied turn (Chat Completions upstream)", () => {
       expect(input).toBeLessThan(first.json.usage.input_tokens + first.json.usage.output_tokens + 1);
       const second = await create(mock);
       expect(second.status).toBe(429);
-      expect(chatRequests).toBe(1);
+      expect(upstream.requests).toBe(1);
       const usage = await mock.usage();
       expect(usage.total).toMatchObject({ requests: 1, inputTokens: input, outputTokens: 0, costUsd: 0 });
       expect(mock.requests[0].costUsd).toBeNull();
     } finally {
-      await new Promise((r) => upstream.close(r));
+      await upstream.close();
     }
   });
 });

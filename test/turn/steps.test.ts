@@ -7,9 +7,8 @@
  * The steps here exist in this test only: they stand for limits, queues and
  * expectations to come.
  */
+import { startChatUpstream, type ChatUpstream } from "../support/chat-upstream.js";
 import { once } from "node:events";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { startServer, type MockServer } from "../../src/server.js";
@@ -200,40 +199,18 @@ describe("a turn step", () => {
 
 describe("a turn step in the proxy's Chat Completions translation", () => {
   const step = marker();
-  let upstream: Server;
+  let upstream: ChatUpstream;
   let proxy: MockServer;
-  let chatRequests = 0;
   beforeAll(async () => {
-    // A Chat Completions server that answers every request with one short message.
-    upstream = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        chatRequests++;
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            id: "chatcmpl-1",
-            object: "chat.completion",
-            created: 1,
-            model: "upstream-model",
-            choices: [
-              { index: 0, message: { role: "assistant", content: "Hi from upstream." }, finish_reason: "stop" },
-            ],
-            usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-          }),
-        );
-      });
-    });
-    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-    const { port } = upstream.address() as AddressInfo;
+    upstream = await startChatUpstream();
     proxy = await startServer(
-      { port: 0, log: "off", upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "chat" },
+      { port: 0, log: "off", upstream: upstream.baseURL, upstreamApi: "chat" },
       { steps: [step, refuser] },
     );
   });
   afterAll(async () => {
     await proxy.close();
-    await new Promise((r) => upstream.close(r));
+    await upstream.close();
   });
 
   it("marks a translated turn: begun and ended (there is no mock plan to mark)", async () => {
@@ -241,7 +218,7 @@ describe("a turn step in the proxy's Chat Completions translation", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; output_text?: string; output: unknown[] };
     expect(body.status).toBe("completed");
-    expect(chatRequests).toBe(1);
+    expect(upstream.requests).toBe(1);
     expect(step.marks.map((m) => [m.hook, m.transport, m.delivery, m.outcome, m.note])).toEqual([
       ["begin", "proxy", "json", undefined, undefined],
       ["end", "proxy", "json", "completed", "began proxied"],
@@ -253,7 +230,7 @@ describe("a turn step in the proxy's Chat Completions translation", () => {
     const res = await post(proxy.baseURL, { model: "refused", input: "Hello" });
     expect(res.status).toBe(429);
     expectErrorBody(await res.json());
-    expect(chatRequests).toBe(1);
+    expect(upstream.requests).toBe(1);
     expect(step.marks.map((m) => [m.hook, m.outcome])).toEqual([
       ["begin", undefined],
       ["end", "error"],
