@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectConformantStream, expectErrorBody } from "./support/conformance.js";
 import { parseSseStrict } from "./support/sse-parser.js";
+import { startCliLine } from "./support/run.js";
 
 const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -17,21 +18,7 @@ afterEach(() => {
 });
 
 /** Starts the CLI and resolves with the first stdout line. */
-function start(args: string[], cwd?: string): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const nl = out.indexOf("\n");
-      if (nl >= 0) resolve({ child, line: out.slice(0, nl) });
-    });
-    child.stderr!.on("data", (d) => (err += d));
-    child.on("exit", (code) => reject(new Error(`exited ${code} before printing a line: ${err}`)));
-  });
-}
+const start = (args: string[], cwd?: string) => startCliLine(args, children, cwd);
 
 describe("openresponses-mock serve", () => {
   it("prints the base URL, serves, and stops cleanly on SIGTERM", async () => {

@@ -4,13 +4,13 @@
  * file, `list --profiles`, bad flag values named as typed, and `--workers`
  * refused with limits and no shared store.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CLI, runCli } from "../support/run.js";
+import { runCli, startCliLine } from "../support/run.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../examples/service.json", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "orm-service-cli-"));
@@ -86,21 +86,7 @@ describe("validate FILE... takes service files", () => {
 });
 
 /** Starts the CLI and resolves with the first stdout line. */
-function start(args: string[]): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const nl = out.indexOf("\n");
-      if (nl >= 0) resolve({ child, line: out.slice(0, nl) });
-    });
-    child.stderr!.on("data", (d) => (err += d));
-    child.on("exit", (code) => reject(new Error(`exited ${code} before printing a line: ${err}`)));
-  });
-}
+const start = (args: string[]) => startCliLine(args, children, dir);
 
 describe("serve --service", () => {
   it("serves the file's models", async () => {
