@@ -125,7 +125,9 @@ export const FunctionCallStep = z
   .strictObject({
     type: z.literal("function_call"),
     delayMs: DelayMs,
-    name: FunctionName,
+    name: FunctionName.optional().describe(
+      "The function to call. Omitted: the request's first function tool (a request that offers none is answered with a 400 no_function_tool).",
+    ),
     arguments: z
       .union([z.record(z.string(), z.unknown()), z.string()])
       .optional()
