@@ -93,6 +93,14 @@ export const ServerOptions = z
       .min(0, { error: bytesError })
       .max(Number.MAX_SAFE_INTEGER, { error: bytesError })
       .default(DEFAULT_JOURNAL_BYTES),
+    /**
+     * A request without an `x-mock-session` header takes its API key (the
+     * bearer token) as its session, as if it had sent `x-mock-session: KEY`:
+     * HTTP requests on every route, and WebSocket upgrades. A key that is no
+     * valid session id (1-200 visible ASCII characters) leaves the request
+     * without a session.
+     */
+    sessionFromKey: z.boolean().default(false),
     /** Serve the `/__mock/` admin routes (journal and per-session controls). */
     admin: z.boolean().default(true),
     /** Largest accepted request body, in bytes. */
@@ -236,6 +244,7 @@ export const OPTION_EXPECTS: Partial<Record<keyof ServerOptionsInput, string>> =
   journalLimit: "a whole number of requests from 0 to 10000000",
   journalBytes: "a whole number of bytes, 0 or more (0 keeps no bodies)",
   admin: "true or false",
+  sessionFromKey: "true or false",
   bodyLimit: "a number of bytes (a whole number, 1 or more)",
   scenarios: "a path, or a list of paths and scenario objects",
   scenario: "a scenario name",

@@ -3,14 +3,14 @@
  * app, listens, and returns a handle whose `close()` is idempotent and frees
  * every socket.
  */
-import { createServer, STATUS_CODES, type Server } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createApp, createRequestListener, type AppDeps } from "./http/app.js";
 import { Runs } from "./turn/runs.js";
 import type { TurnStep } from "./turn/turn.js";
 import { attachWebSocket } from "./http/websocket.js";
 import type { z } from "zod";
-import { sessionOf } from "./session/session.js";
+import { isSessionId, sessionOf } from "./session/session.js";
 import { Journal, type JournalEntry } from "./journal/journal.js";
 import type { ExpectRules, ScenarioInput, Turn } from "./scenario/schema.js";
 import { unmetMessage, type ExpectationReport } from "./scenario/expect.js";
@@ -28,7 +28,7 @@ import { limitsView, parseLimitsPatch, type LimitsPatch, type LimitsView, type U
 import { MemoryLimits } from "./store/limits-memory.js";
 import { limitsStep } from "./turn/limits.js";
 import { ActiveStreams } from "./turn/load.js";
-import { defaultService, type Service } from "./service/service.js";
+import { apiKeyOf, defaultService, type Service } from "./service/service.js";
 import { hasCapacity, LocalSlots } from "./service/slots.js";
 import { capacityStep } from "./turn/capacity.js";
 import { Expectations } from "./turn/expect.js";
@@ -292,6 +292,17 @@ async function settledWithin(journal: Journal, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * `sessionFromKey`: a request that carries no `x-mock-session` gets its API
+ * key as one, before anything reads its headers; a key that is no valid
+ * session id is left alone (the request has no session).
+ */
+function sessionFromKey(req: IncomingMessage): void {
+  if (req.headers["x-mock-session"]) return;
+  const key = apiKeyOf(req.headers.authorization);
+  if (key !== null && isSessionId(key)) req.headers["x-mock-session"] = key;
+}
+
 /** How the CLI runs a server in a worker process (not options a user gives). */
 export interface ShellSettings {
   /** Write the start summary and the stop line (a worker leaves them to the primary, which writes them once). */
@@ -347,16 +358,24 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
   const app = createApp(deps);
   const listener = createRequestListener(deps, app);
   const worker = shell.worker === undefined ? undefined : String(shell.worker);
-  const server = createServer(
-    // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).
-    { keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000, connectionsCheckingInterval: 1_000 },
+  const answer: typeof listener =
     worker === undefined
       ? listener
       : (req, res) => {
           // Which worker answered (documented): a test can tell that a conversation's turns went to different processes.
           res.setHeader("x-mock-worker", worker);
           listener(req, res);
-        },
+        };
+  const server = createServer(
+    // A slowloris client that trickles its headers is cut off within ~20 s (the check runs every second).
+    { keepAliveTimeout: 5_000, requestTimeout: 60_000, headersTimeout: 20_000, connectionsCheckingInterval: 1_000 },
+    // Without sessionFromKey the listener is the answer itself: the option costs nothing when it is off.
+    options.sessionFromKey
+      ? (req, res) => {
+          sessionFromKey(req);
+          answer(req, res);
+        }
+      : answer,
   );
   // Requests Node's parser refuses (bad header bytes, too large headers, timeouts) still get a spec error body.
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
@@ -374,6 +393,8 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
   });
   // WebSocket mode on /v1/responses, sharing the app's store, registry and clocks (a proxy passes on HTTP only).
   const webSockets = deps.proxy ? refuseUpgrades(server, deps) : attachWebSocket(server, deps);
+  // Before the WebSocket handler reads the upgrade request's headers.
+  if (options.sessionFromKey) server.prependListener("upgrade", sessionFromKey);
   const sockets = new Set<Socket>();
   server.on("connection", (socket) => {
     sockets.add(socket);

@@ -145,6 +145,7 @@ interface ServeArgs extends ScenarioArgs {
   dialect?: string;
   admin: boolean;
   strict: boolean;
+  "session-from-key": boolean;
   log?: string;
   service?: string;
   profile?: string;
@@ -208,6 +209,7 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
       dialect: argv.dialect,
       admin: argv.admin,
       strict: argv.strict,
+      sessionFromKey: argv["session-from-key"],
       scenarios: argv.scenarios,
       scenario: argv.scenario,
       library: argv.library,
@@ -471,7 +473,7 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
 
 const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
-const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "json", "profiles"];
+const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "session-from-key", "json", "profiles"];
 
 // The words as typed, with the command moved first if `--scenarios` came before it.
 const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });
@@ -610,6 +612,12 @@ function serveFlags<T>(y: Argv<T>) {
         default: false,
         describe:
           "Accept only the Open Responses spec: anything else (OpenAI's tools, items, fields) is a 400 naming it",
+      })
+      .option("session-from-key", {
+        type: "boolean",
+        default: false,
+        describe:
+          "A request without an x-mock-session header takes its API key (the bearer token) as its session; a key that is no valid session id leaves it without one",
       })
       .option("log", {
         type: "string",

@@ -121,23 +121,46 @@ function fill(text: string, ctx: GenerateContext): string {
   return text.replace(/\{\{(input|tool_outputs|tool_output|model)\}\}/g, (_m, name: string) => values[name]);
 }
 
-/** A step's arguments: as scripted, or sampled from the request's tool of that name (within CALL_BYTES). */
+/** The request's function tool a step calls: the one it names, else the first; its index in `tools` (-1: none). */
+function toolOf(
+  step: Extract<Step, { type: "function_call" }>,
+  ctx: GenerateContext,
+  where: () => string,
+): { name: string; index: number } {
+  const tools = ctx.request.tools ?? [];
+  const name = step.name;
+  if (name !== undefined)
+    return { name, index: tools.findIndex((t) => t.type === "function" && (t as FunctionToolParam).name === name) };
+  const index = tools.findIndex((t) => t.type === "function");
+  if (index < 0) {
+    throw new ApiError({
+      status: 400,
+      type: "invalid_request",
+      code: "no_function_tool",
+      param: "tools",
+      message: `${where()} is a function_call that names no tool, so it calls the request's first function tool, and the request offers none. Send a function tool in 'tools', or give the step a name.`,
+    });
+  }
+  return { name: (tools[index] as FunctionToolParam).name, index };
+}
+
+/** A step's arguments: as scripted, or sampled from the request's tool at `index` (within CALL_BYTES). */
 function argumentsOf(
   step: Extract<Step, { type: "function_call" }>,
+  tool: { name: string; index: number },
   ctx: GenerateContext,
 ): { text: string; sampled: boolean } {
   if (typeof step.arguments === "string") return { text: step.arguments, sampled: false };
   if (step.arguments) return { text: JSON.stringify(step.arguments), sampled: false };
-  const tools = ctx.request.tools ?? [];
-  const index = tools.findIndex((t) => t.type === "function" && (t as FunctionToolParam).name === step.name);
-  const schema = index >= 0 ? (tools[index] as FunctionToolParam).parameters : undefined;
+  const { index } = tool;
+  const schema = index >= 0 ? (ctx.request.tools![index] as FunctionToolParam).parameters : undefined;
   const userText = userTextWithin(lastUserText(ctx.items));
   const sample = sampleWithin(schema ?? { type: "object", properties: {} }, ctx.rng, {
     words: userText.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [],
     places: properNames(userText),
     maxBytes: CALL_BYTES,
   });
-  if (!sample.ok) throw schemaTooLarge(`tools[${index}].parameters`, `tool '${step.name}'`, sample, CALL_BYTES);
+  if (!sample.ok) throw schemaTooLarge(`tools[${index}].parameters`, `tool '${tool.name}'`, sample, CALL_BYTES);
   return { text: sample.json, sampled: true };
 }
 
@@ -164,10 +187,13 @@ function planAnnotation(
   return { type: "file_citation", file_id: a.file_id, filename: a.filename, index: a.index };
 }
 
-/** Turns scripted steps into plan items (ids drawn from the rng in order). */
-export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanItem[] {
+/**
+ * Turns scripted steps into plan items (ids drawn from the rng in order).
+ * `where` names the steps in an error (`scenario 'NAME', turn 0`).
+ */
+export function planSteps(steps: readonly Step[], ctx: GenerateContext, where = "the scenario"): PlanItem[] {
   const { rng } = ctx;
-  return steps.map((step): PlanItem => {
+  return steps.map((step, stepIndex): PlanItem => {
     switch (step.type) {
       case "message": {
         const parts: Extract<PlanItem, { kind: "message" }>["parts"] = [];
@@ -194,12 +220,13 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
       case "function_call": {
         const id = ctx.ids.item("fc");
         const call_id = step.call_id ?? ctx.ids.call();
-        const args = argumentsOf(step, ctx);
+        const tool = toolOf(step, ctx, () => `Step ${stepIndex} of ${where}`);
+        const args = argumentsOf(step, tool, ctx);
         return {
           kind: "function_call",
           id,
           call_id,
-          name: step.name,
+          name: tool.name,
           chunks: chunkWith(args.text, step.chunk, rng, args.sampled ? MAX_FILLED_DELTAS : Infinity),
           delayMs: step.delayMs,
         };
@@ -234,10 +261,11 @@ export function planSteps(steps: readonly Step[], ctx: GenerateContext): PlanIte
 
 /** Plans the answer of a scripted scenario; throws the ApiError of an `http_error` turn. */
 export function planScripted(scenario: Scenario & { turns: Turn[] }, ctx: GenerateContext): Plan {
-  const { turn } = turnFor(scenario.turns, ctx);
+  const { turn, index } = turnFor(scenario.turns, ctx);
   if (turn.end?.type === "http_error") throw httpErrorOf(turn.end);
   const id = ctx.ids.response();
-  const plan = assemblePlan(ctx, id, planSteps(turn.steps, ctx), outcomeOf(turn.end), scenario);
+  const where = `turn ${index} of scenario '${scenario.name}'`;
+  const plan = assemblePlan(ctx, id, planSteps(turn.steps, ctx, where), outcomeOf(turn.end), scenario);
   if (turn.timing) plan.timing = { ...plan.timing, ...turn.timing };
   if (turn.fault) plan.fault = { ...plan.fault, ...turn.fault };
   return plan;

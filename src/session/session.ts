@@ -4,6 +4,9 @@ import type { ResponseStore } from "../store/response-store.js";
 
 const SESSION = /^[\x21-\x7e]{1,200}$/;
 
+/** Whether `value` is a valid session id (what the header takes: 1-200 visible ASCII characters). */
+export const isSessionId = (value: string): boolean => SESSION.test(value);
+
 /** A request's session id (null without the header); a malformed one is a 400. */
 export function sessionOf(value: string | undefined): string | null {
   if (value === undefined || value === "") return null;
