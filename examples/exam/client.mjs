@@ -6,7 +6,7 @@
 // model answers, prints the answer on stdout and exits 0; on an error it cannot recover
 // from, it prints one line on stderr and exits 1. `new OpenAI()` reads OPENAI_BASE_URL and
 // OPENAI_API_KEY, so `openresponses-mock exam -- node examples/exam/good-client.mjs` can
-// point it at the mock.
+// point it at the mock. OPENAI_MODEL names the model (gpt-5-mini unless set).
 //
 // What it does right (each `main()` option turns one of them off, for the broken examples):
 // - streams, and ignores event types and output items it does not know (vendor `acme:x`
@@ -128,7 +128,12 @@ export async function main(options = {}) {
         include: ["reasoning.encrypted_content"], // so reasoning items can be sent back
         stream: true,
       };
-      const result = await streamWithRetries(client, request, { streamRetries, strictEvents, trustCutStream, idleTimeoutMs });
+      const result = await streamWithRetries(client, request, {
+        streamRetries,
+        strictEvents,
+        trustCutStream,
+        idleTimeoutMs,
+      });
       if (!result.response) {
         // Only with trustCutStream: the stream was cut, and we take what came as the answer.
         process.stdout.write(result.text + "\n");
@@ -187,7 +192,9 @@ async function streamWithRetries(client, request, options) {
     const result = await streamOnce(client, request, options);
     if (result.response || options.trustCutStream) return result;
     if (attempt >= options.streamRetries) {
-      throw new Fatal(`the stream ended before its last event (${result.cut}), ${attempt + 1} ${attempt ? "tries" : "try"}: giving up`);
+      throw new Fatal(
+        `the stream ended before its last event (${result.cut}), ${attempt + 1} ${attempt ? "tries" : "try"}: giving up`,
+      );
     }
     process.stderr.write(`warning: the stream ended before its last event (${result.cut}); retrying\n`);
     await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));

@@ -74,30 +74,33 @@ def as_dict(model):
 
 
 def stream_once(client, request):
-    """Streams one request. Returns (response, None) with the terminal event's response (a
-    dict), or (None, why) when the stream ended without one (the connection was cut)."""
+    """Streams one request to its end. Returns (response, None) with the terminal event's
+    response (a dict), or (None, why) when the stream ended without one (it was cut)."""
     # The SDK retries errors before the stream starts; an APIError raised here is final.
     stream = client.responses.create(**request)
+    response = None
     try:
+        # Read to the end of the stream (`[DONE]` in some dialects), not just the terminal event.
         for event in stream:
             kind = event.type
             if kind in ("response.completed", "response.incomplete", "response.failed"):
-                return as_dict(event.response), None
-            if kind == "error":  # the SDK raises most error events itself (below)
+                response = as_dict(event.response)
+            elif kind == "error":  # the SDK raises most error events itself (below)
                 raise Fatal(f"the stream failed: {getattr(event, 'message', None) or as_dict(event)}")
             # Anything else (text deltas, vendor `acme:x` events, future events): ignored here;
             # the text is read from the terminal event's response.
     except openai.APITimeoutError:
         raise Fatal(f"no data for {IDLE_TIMEOUT_S:g} s: giving up")
     except openai.APIConnectionError as err:
-        return None, f"connection lost: {err.__cause__ or err}"
+        if response is None:
+            return None, f"connection lost: {err.__cause__ or err}"
     except openai.APIStatusError:
         raise
     except openai.APIError as err:  # an `error` event: the stream failed
         raise Fatal(f"the stream failed: {err.message}")
     finally:
         stream.close()
-    return None, "the stream ended"
+    return (response, None) if response is not None else (None, "the stream ended")
 
 
 def stream_with_retries(client, request):
