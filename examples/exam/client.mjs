@@ -22,7 +22,7 @@
 // - an API error: the server's message on stderr, exit 1, no stack trace;
 // - a refusal: its text on stdout (and a note on stderr), exit 0;
 // - `response.incomplete`: the text it has on stdout, a note on stderr, exit 0;
-// - a stream silent for `idleTimeoutMs` (10 s): gives up, exit 1.
+// - no response headers, or no stream event, for `idleTimeoutMs` (10 s): gives up, exit 1.
 
 import OpenAI from "openai";
 
@@ -112,8 +112,9 @@ export async function main(options = {}) {
     return 2;
   }
   // The SDK retries errors that come before a stream: 429 (after `retry-after`), 408, 409,
-  // 5xx and connection errors, with backoff. Two retries is its default.
-  const client = new OpenAI({ maxRetries: retry ? 2 : 0 });
+  // 5xx, connection errors and timeouts, with backoff. Two retries is its default. Its
+  // `timeout` bounds the wait for the response's headers; the stream is watched below.
+  const client = new OpenAI({ maxRetries: retry ? 2 : 0, timeout: idleTimeoutMs });
   const streamRetries = retry ? 2 : 0;
 
   try {
@@ -206,8 +207,8 @@ async function streamWithRetries(client, request, options) {
  * terminal event's response) or, for a stream that ended without one, `{cut, text}`.
  */
 async function streamOnce(client, request, { strictEvents, idleTimeoutMs }) {
-  // The idle timer: restarted by every event. (The SDK does not surface SSE comments, so
-  // heartbeats do not restart it.)
+  // The idle timer, once the stream has begun: restarted by every event. (The SDK does not
+  // surface SSE comments, so heartbeats do not restart it.)
   const abort = new AbortController();
   let idle = false;
   let timer;
@@ -218,13 +219,13 @@ async function streamOnce(client, request, { strictEvents, idleTimeoutMs }) {
       abort.abort();
     }, idleTimeoutMs);
   };
-  restartTimer();
 
   let text = "";
   let response = null;
   let cut = "the stream ended";
   try {
     const stream = await client.responses.create(request, { signal: abort.signal });
+    restartTimer();
     for await (const event of stream) {
       restartTimer();
       switch (event.type) {
@@ -239,10 +240,10 @@ async function streamOnce(client, request, { strictEvents, idleTimeoutMs }) {
         case "error": // the SDK throws most error events itself (below); this is the rest
           throw new Fatal(`the stream failed: ${event.message ?? JSON.stringify(event)}`);
         default:
+          // Anything else (other known events, vendor `acme:x` events, future ones): ignored.
           if (strictEvents && !KNOWN_EVENTS.has(event.type)) {
             throw new Fatal(`unknown stream event ${JSON.stringify(event.type)}`);
           }
-        // Anything else (other known events, vendor `acme:x` events, future ones): ignored.
       }
     }
   } catch (err) {
