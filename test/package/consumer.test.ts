@@ -36,12 +36,13 @@ interface Packed {
   files: { path: string }[];
 }
 
-/** What a user needs, and nothing else: the built code and its types, the inspector's page, the scenarios, the schema, the docs of the package. */
+/** What a user needs, and nothing else: the built code and its types, the inspector's page, the scenarios, the schema, the examples, the docs of the package. */
 const ALLOWED = [
   /^dist\/.+\.(js|d\.ts)$/,
   /^dist\/inspector\/page\/[a-z0-9-]+\.(html|css)$/,
   /^scenarios\/[^/]+\.json$/,
   /^examples\/[^/]+\.json$/,
+  /^examples\/exam\/[^/]+\.(mjs|py|md)$/,
   /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|scenario\.schema\.json|service\.schema\.json)$/,
 ];
 
@@ -106,6 +107,8 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
         "scenario.schema.json",
         "service.schema.json",
         "examples/service.json",
+        "examples/exam/good-client.mjs",
+        "examples/exam/client.mjs",
         "dist/index.js",
         "dist/index.d.ts",
         "dist/vitest.js",
