@@ -89,7 +89,7 @@ export async function handleCreateResponse(
   }
 
   if (request.stream) {
-    const sink = sseSink(res, answer.events, dialect, plan, answerHeaders());
+    const sink = sseSink(res, answer.events, dialect, plan, answerHeaders(), turn.timing.faults.splitUtf8 === true);
     await playTurn(deps, turn, sink, {
       signal: () => disconnectSignal(res),
       done: dialect.sse.done,

@@ -92,8 +92,11 @@ export function sseSink(
   dialect: Dialect,
   plan: Plan | undefined,
   headers: Record<string, string> = {},
+  splitUtf8 = false,
 ): PaceSink & { readonly sent: number } {
-  return new SseSink(res, events, dialect, plan, headers);
+  return splitUtf8
+    ? new SplitUtf8Sink(res, events, dialect, plan, headers)
+    : new SseSink(res, events, dialect, plan, headers);
 }
 
 /**
@@ -102,16 +105,16 @@ export function sseSink(
  * into.
  */
 class SseSink implements PaceSink {
-  private pending = "";
+  protected pending = "";
   /** Events handed to the response so far (the last ones may be lost in flight if the client goes). */
   private count = 0;
   /** Set while the socket buffer is full: the next frame waits for it to drain. */
-  private blocked: Promise<boolean> | undefined;
+  protected blocked: Promise<boolean> | undefined;
 
   constructor(
-    private readonly res: ServerResponse,
+    protected readonly res: ServerResponse,
     private readonly events: EventsAt,
-    private readonly dialect: Dialect,
+    protected readonly dialect: Dialect,
     private readonly plan: Plan | undefined,
     private readonly headers: Record<string, string>,
   ) {}
@@ -120,22 +123,27 @@ class SseSink implements PaceSink {
     return this.count;
   }
 
-  private gone(): boolean {
+  protected gone(): boolean {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  private head(): void {
+  protected head(): void {
     if (!this.res.headersSent) this.res.writeHead(200, headerList(sseHeaders(this.dialect), this.headers));
   }
 
   /** Writes what is pending; true, false (the client is gone) or a promise of either (the buffer is full). */
-  private send(): boolean | Promise<boolean> {
+  protected send(): boolean | Promise<boolean> {
     if (this.gone()) return false;
     this.head();
     if (this.pending === "") return this.blocked ?? true;
     const chunk = this.pending;
     this.pending = "";
     if (this.res.write(chunk)) return true;
+    return this.waitDrain();
+  }
+
+  /** The buffer is full: the next frames wait for it to drain; resolves false if the client goes first. */
+  protected waitDrain(): Promise<boolean> {
     this.blocked = drained(this.res).then((ok) => {
       this.blocked = undefined;
       return ok;
@@ -180,4 +188,67 @@ class SseSink implements PaceSink {
     socket.end();
     socket.setTimeout(1_000, () => socket.destroy());
   }
+}
+
+/**
+ * The `splitUtf8` fault's sink: each write sends the bytes pending up to and
+ * including the first byte of the last multi-byte UTF-8 character in them,
+ * and keeps the rest for the next write (at the next flush: the pacer flushes
+ * before every wait, so the rest goes out at the next event's time). Bytes
+ * with no multi-byte character go whole; `end` and `destroy` send everything,
+ * and so does every write once the stream hangs (a hang fault).
+ * The stream's bytes are the same as without the fault, only cut elsewhere.
+ */
+class SplitUtf8Sink extends SseSink {
+  /** The bytes held back from the last write (the rest of a character, and what came after it). */
+  private held: Buffer | undefined;
+  /** Set once the stream hangs: no next event will come to carry what is held, so writes go whole. */
+  private hanging = false;
+
+  protected override send(): boolean | Promise<boolean> {
+    if (this.gone()) return false;
+    this.head();
+    if (this.pending === "" && this.held === undefined) return this.blocked ?? true;
+    const bytes = this.takeAll();
+    const cut = this.hanging ? 0 : lastLeadByte(bytes) + 1;
+    const split = cut > 0 && cut < bytes.length;
+    if (split) this.held = bytes.subarray(cut);
+    if (this.res.write(split ? bytes.subarray(0, cut) : bytes)) return true;
+    return this.waitDrain();
+  }
+
+  /** Everything not yet written (held, then pending), and forgets it. */
+  private takeAll(): Buffer {
+    const pending = Buffer.from(this.pending, "utf8");
+    const bytes = this.held === undefined ? pending : Buffer.concat([this.held, pending]);
+    this.pending = "";
+    this.held = undefined;
+    return bytes;
+  }
+
+  hang(): void {
+    this.hanging = true;
+  }
+
+  override end(): void {
+    if (this.gone()) return;
+    this.head();
+    this.pending += doneFrame(this.dialect);
+    this.res.end(this.takeAll());
+  }
+
+  override destroy(): void {
+    if (!this.gone()) {
+      this.head();
+      const bytes = this.takeAll();
+      if (bytes.length > 0) this.res.write(bytes);
+    }
+    super.destroy();
+  }
+}
+
+/** The index of the first byte of the last multi-byte UTF-8 character in `bytes` (a byte 0b11xxxxxx), or -1. */
+function lastLeadByte(bytes: Buffer): number {
+  for (let i = bytes.length - 1; i >= 0; i--) if (bytes[i] >= 0xc0) return i;
+  return -1;
 }

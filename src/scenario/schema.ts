@@ -501,6 +501,12 @@ export const Fault = z
       .min(0)
       .optional()
       .describe("Stop after this many events and never finish; heartbeats go on until the client leaves."),
+    splitUtf8: z
+      .boolean()
+      .optional()
+      .describe(
+        "Split the SSE stream's network writes in the middle of a multi-byte UTF-8 character, so that a client reads a character's bytes in two reads (the bytes of the whole stream are unchanged; paced streams only: each write goes out at its event's time).",
+      ),
   })
   .describe("Faults of the stream.");
 

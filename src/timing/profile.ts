@@ -81,10 +81,16 @@ export interface Faults {
   stall?: { afterEvents: number; ms: number };
   /** Stop after this many events and never finish (heartbeats go on) until the client leaves. */
   hangAfterEvents?: number;
+  /**
+   * SSE only: split each write in the middle of a multi-byte UTF-8 character
+   * (the sink's concern, not the schedule's: it is no reason to pace an answer).
+   */
+  splitUtf8?: boolean;
 }
 
 export const mergeFaults = (...layers: (Faults | undefined)[]): Faults => Object.assign({}, ...layers.filter(Boolean));
 
+/** Whether the faults change the schedule (splitUtf8 does not: it changes how the SSE sink cuts its writes). */
 export const hasFaults = (f: Faults) =>
   f.dropAfterEvents !== undefined ||
   f.dropAfterMs !== undefined ||

@@ -87,29 +87,37 @@ export function strictHeader(ctx: HeaderSource): boolean | undefined {
 }
 
 const FAULT_KEYS = ["drop-after-events", "drop-after-ms", "stall-after-events", "stall-ms", "hang-after-events"];
+/** The faults that take no value. */
+const SPLIT_UTF8 = "split-utf8";
 
 /**
  * `x-mock-fault: drop-after-events=5`, `drop-after-ms=300`,
- * `stall-after-events=3; stall-ms=2000`, `hang-after-events=4` (several joined by `;` or `,`).
+ * `stall-after-events=3; stall-ms=2000`, `hang-after-events=4`, `split-utf8` (several joined by `;` or `,`).
  */
 export function faultHeader(ctx: HeaderSource): Faults | undefined {
   const raw = ctx.get("x-mock-fault").trim();
   if (raw === "") return undefined;
   const values = new Map<string, number>();
+  let splitUtf8 = false;
   for (const part of raw
     .split(/[;,]/)
     .map((p) => p.trim())
     .filter(Boolean)) {
+    if (part === SPLIT_UTF8) {
+      splitUtf8 = true;
+      continue;
+    }
     const m = /^([a-z-]+)\s*=\s*(\d+)$/.exec(part);
     if (!m || !FAULT_KEYS.includes(m[1]) || Number(m[2]) > MAX_MS) {
       throw bad(
         "x-mock-fault",
-        `takes ${FAULT_KEYS.map((k) => `${k}=N`).join(", ")} (joined by ';'); got '${part.slice(0, 40)}'.`,
+        `takes ${FAULT_KEYS.map((k) => `${k}=N`).join(", ")}, ${SPLIT_UTF8} (joined by ';'); got '${part.slice(0, 40)}'.`,
       );
     }
     values.set(m[1], Number(m[2]));
   }
   const faults: Faults = {};
+  if (splitUtf8) faults.splitUtf8 = true;
   if (values.has("drop-after-events")) faults.dropAfterEvents = values.get("drop-after-events");
   if (values.has("drop-after-ms")) faults.dropAfterMs = values.get("drop-after-ms");
   if (values.has("hang-after-events")) faults.hangAfterEvents = values.get("hang-after-events");
