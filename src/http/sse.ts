@@ -195,19 +195,22 @@ class SseSink implements PaceSink {
  * including the first byte of the last multi-byte UTF-8 character in them,
  * and keeps the rest for the next write (at the next flush: the pacer flushes
  * before every wait, so the rest goes out at the next event's time). Bytes
- * with no multi-byte character go whole; `end` and `destroy` send everything.
+ * with no multi-byte character go whole; `end` and `destroy` send everything,
+ * and so does every write once the stream hangs (a hang fault).
  * The stream's bytes are the same as without the fault, only cut elsewhere.
  */
 class SplitUtf8Sink extends SseSink {
   /** The bytes held back from the last write (the rest of a character, and what came after it). */
   private held: Buffer | undefined;
+  /** Set once the stream hangs: no next event will come to carry what is held, so writes go whole. */
+  private hanging = false;
 
   protected override send(): boolean | Promise<boolean> {
     if (this.gone()) return false;
     this.head();
     if (this.pending === "" && this.held === undefined) return this.blocked ?? true;
     const bytes = this.takeAll();
-    const cut = lastLeadByte(bytes) + 1;
+    const cut = this.hanging ? 0 : lastLeadByte(bytes) + 1;
     const split = cut > 0 && cut < bytes.length;
     if (split) this.held = bytes.subarray(cut);
     if (this.res.write(split ? bytes.subarray(0, cut) : bytes)) return true;
@@ -221,6 +224,10 @@ class SplitUtf8Sink extends SseSink {
     this.pending = "";
     this.held = undefined;
     return bytes;
+  }
+
+  hang(): void {
+    this.hanging = true;
   }
 
   override end(): void {

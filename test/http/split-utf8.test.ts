@@ -137,6 +137,24 @@ describe("splitUtf8", () => {
     expect(Buffer.concat(plain).toString("utf8")).not.toContain('"sequence_number":20,');
   });
 
+  it("a hanging stream holds nothing back: the bytes up to the hang are all sent", async () => {
+    const hung = async (fault: string) => {
+      const { mock, clock } = await start();
+      const stream = rawStream(mock, { "x-mock-fault": fault, "x-mock-chunk-ms": String(CHUNK_MS) });
+      for (let i = 0; i < 40; i++) {
+        await clock.advance(CHUNK_MS);
+        await sleep(2);
+      }
+      await sleep(20);
+      expect(stream.ended()).toBe(false);
+      return Buffer.concat(stream.chunks);
+    };
+    const plain = await hung("hang-after-events=20");
+    const split = await hung("hang-after-events=20; split-utf8");
+    expect(split.equals(plain)).toBe(true);
+    expect(plain.toString("utf8")).toMatch(/"sequence_number":19,[^\n]*\n\n$/);
+  });
+
   it("the openai SDK reads the split stream and gets the exact text", async () => {
     const { mock, clock } = await start();
     const client = new OpenAI({
