@@ -25,10 +25,10 @@ const LAYERS = [
     // scenario/load.ts reads files: it sits with the state, above the pure core.
     paths: [
       "^src/scenario/(?!load[.]ts$)",
-      "^src/(generate|emit|dialect|timing|check|record)/",
+      "^src/(generate|emit|dialect|timing|check|record|exam)/",
       "^src/service/(?!load[.]ts$)",
     ],
-    what: "the pure core: scenario/ (not its loader), generate/, emit/, dialect/, timing/, check/, record/",
+    what: "the pure core: scenario/ (not its loader), generate/, emit/, dialect/, timing/, check/, record/, exam/",
   },
   {
     name: "state",
