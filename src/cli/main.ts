@@ -9,6 +9,7 @@
  * - `list` shows the scenarios a server would load (`--profiles`: the latency profiles).
  * - `play NAME` prints the SSE stream a request would get, with no server.
  * - `proxy --upstream URL` listens like serve and forwards to a real server.
+ * - `check URL` judges a server; `exam -- COMMAND ARGS...` judges a client (src/cli/exam.ts).
  *
  * Errors go to stderr with exit code 1, one `openresponses-mock: …` line
  * each, naming a bad flag as typed and saying what it takes. Scenario
@@ -33,6 +34,7 @@ import { ScenarioError, formatIssue } from "../scenario/parse.js";
 import { UnknownScenarioError, knownScenariosHint } from "../scenario/registry.js";
 import { ApiError } from "../spec/index.js";
 import { checkOptions, runCheckCommand } from "./check.js";
+import { examOptions, runExamCommand } from "./exam.js";
 import { nearestName } from "../util/nearest-name.js";
 import { findCommand, flagsMissingValues, unknownFlags } from "./args.js";
 import { tuneServeHeap } from "./heap.js";
@@ -471,12 +473,16 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
   };
 }
 
-const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check"];
+const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check", "exam"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
 const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "session-from-key", "json", "profiles"];
 
 // The words as typed, with the command moved first if `--scenarios` came before it.
 const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });
+// exam: the words after the first `--` are the client's command, not ours.
+const examCommand =
+  line.command === "exam" && line.args.includes("--") ? line.args.splice(line.args.indexOf("--")) : undefined;
+examCommand?.shift();
 const helpHint = `see '${NAME}${line.command ? ` ${line.command}` : ""} --help'`;
 
 /** What yargs hands a middleware besides the arguments: itself (yargs/build/lib/middleware.js), with the options of the command it runs. */
@@ -753,6 +759,12 @@ const cli = yargs(line.args)
     "Run the conformance battery against an Open Responses server at URL (a base URL: http://127.0.0.1:4010/v1); exit 1 on any violation, 2 if it cannot be reached.",
     (y) => checkOptions(y),
     (argv) => runCheckCommand(argv),
+  )
+  .command(
+    "exam",
+    "Grade a client: run COMMAND (after --) once per lesson against a mock, with OPENAI_BASE_URL, OPENAI_API_KEY and the lesson's prompt (OPENRESPONSES_MOCK_PROMPT, {prompt}); exit 1 on any FAIL.",
+    (y) => examOptions(y),
+    (argv) => runExamCommand(argv, examCommand, writeOut),
   )
   .strict()
   .version(version())
