@@ -91,7 +91,13 @@ export function summaryMarkdown({ url, entries, expectations, logFile, stopped }
       `Expectations: ${by("met").length} met, ${by("unmet").length} unmet, ${by("pending").length} pending.`,
       "",
     );
-    for (const r of by("unmet")) lines.push(`- unmet: ${cell(r.message ?? r.rule)}`);
+    for (const r of by("unmet")) {
+      const where = [r.scenario !== null && r.scenario !== undefined ? `scenario ${r.scenario}` : null];
+      if (r.turn !== null && r.turn !== undefined) where.push(`turn ${r.turn}`);
+      if (r.seq !== null && r.seq !== undefined) where.push(`request #${r.seq}`);
+      const context = where.filter(Boolean).join(", ");
+      lines.push(`- unmet: \`${r.rule}\`${context ? ` (${context})` : ""}: ${cell(r.message)}`);
+    }
     if (by("unmet").length > 0) lines.push("");
   }
   const failed = entries.filter(isFailed);

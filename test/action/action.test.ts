@@ -22,6 +22,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import OpenAI from "openai";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLI, runProcess } from "../support/run.js";
 
@@ -270,6 +271,60 @@ describe("the GitHub Action, run under the runner's protocol", () => {
     expect(post.stdout).toContain(`the server (pid ${pid}) stopped.`); // on SIGTERM, not killed after the grace time
     expect(groupMembers(pid)).toEqual([]);
     expect(await answers(j.outputs().url)).toBe(false);
+  }, 60_000);
+
+  it("sums up the expectations, unmet ones with their message", async () => {
+    const j = job("expectations");
+    const main = await j.main();
+    expect(main.code, main.stdout + main.stderr).toBe(0);
+    const { url, "base-url": baseURL } = j.outputs();
+    const use = await fetch(`${url}/__mock/scenarios`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        scenario: {
+          name: "two-calls",
+          turns: [
+            {
+              steps: [
+                { type: "function_call", name: "lookup", call_id: "call_1", arguments: { q: "a" } },
+                { type: "function_call", name: "lookup", call_id: "call_2", arguments: { q: "b" } },
+              ],
+              expect: { tool_outputs: true },
+            },
+            { steps: [{ type: "message", text: "Both found." }] },
+          ],
+        },
+      }),
+    });
+    expect(use.status).toBe(201);
+    const client = new OpenAI({ baseURL, apiKey: j.exported().OPENAI_API_KEY, maxRetries: 0 });
+    const first = await client.responses.create({ model: "m", input: "Look up a and b" });
+    const output = { type: "function_call_output" as const, call_id: "call_1", output: "found" };
+    await client.responses.create({ model: "m", previous_response_id: first.id, input: [output] });
+    const post = await j.post();
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    const summary = j.read("GITHUB_STEP_SUMMARY");
+    expect(summary).toContain("Expectations: 0 met, 1 unmet, 0 pending.\n\n");
+    expect(summary).toContain(
+      "- unmet: `tool_outputs` (scenario two-calls, turn 0, request #2): expected function_call_output for call_2; got outputs for call_1 only\n",
+    );
+  }, 60_000);
+
+  it("with --no-admin, stops the server and says the journal could not be read", async () => {
+    const j = job("no-admin");
+    const main = await j.main({ args: "--no-admin" });
+    expect(main.code, main.stdout + main.stderr).toBe(0);
+    const pid = Number(j.state().pid);
+    const post = await j.post({ args: "--no-admin" });
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    expect(post.stdout).toContain(
+      "::warning::openresponses-mock: cannot read the journal: GET /__mock/requests answered 404",
+    );
+    expect(groupMembers(pid)).toEqual([]);
+    expect(j.read("GITHUB_STEP_SUMMARY")).toMatch(
+      /^### openresponses-mock\n\nThe journal could not be read: GET \/__mock\/requests answered 404 \(are the admin routes off\? --no-admin\)\.\n\n0 requests to http:\/\/127\.0\.0\.1:\d+; the server stopped\./,
+    );
   }, 60_000);
 
   it("names a bad input, and starts nothing", async () => {
