@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportVariable, fail, getBooleanInput, getInput, info, saveState, setOutput, setSecret } from "./runner.mjs";
-import { serverCommand, splitWords, startServer } from "./server.mjs";
+import { serverCommand, splitWords, startServer, stopGroup } from "./server.mjs";
 
 /** The key the exported OPENAI_API_KEY holds when the server asks for none (the SDKs need one). */
 const NO_KEY = "openresponses-mock";
@@ -30,6 +30,9 @@ async function main() {
     .split("\n")
     .flatMap((line) => splitWords(line, "scenarios"));
   const extra = splitWords(getInput("args"), "args");
+  // The files the runner hands every step: checked before a server starts that nothing could stop.
+  for (const file of ["GITHUB_OUTPUT", "GITHUB_STATE", ...(exportEnv ? ["GITHUB_ENV"] : [])])
+    if (!process.env[file]) throw new Error(`${file} is not set: run this as a step of a GitHub Actions job.`);
   if (apiKey) setSecret(apiKey);
 
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
@@ -49,16 +52,20 @@ async function main() {
     logFile,
     timeoutMs: version ? 180_000 : 60_000,
   });
-  // Saved first: should anything below fail, the post step still stops the server.
-  saveState("pid", pid);
-  saveState("url", url);
-  saveState("log-file", logFile);
-  setOutput("base-url", baseURL);
-  setOutput("url", url);
-  setOutput("log-file", logFile);
-  if (exportEnv) {
-    exportVariable("OPENAI_BASE_URL", baseURL);
-    exportVariable("OPENAI_API_KEY", apiKey || NO_KEY);
+  try {
+    saveState("pid", pid);
+    saveState("url", url);
+    saveState("log-file", logFile);
+    setOutput("base-url", baseURL);
+    setOutput("url", url);
+    setOutput("log-file", logFile);
+    if (exportEnv) {
+      exportVariable("OPENAI_BASE_URL", baseURL);
+      exportVariable("OPENAI_API_KEY", apiKey || NO_KEY);
+    }
+  } catch (error) {
+    await stopGroup(pid);
+    throw error;
   }
   info(`openresponses-mock: listening on ${baseURL} (pid ${pid})`);
 }

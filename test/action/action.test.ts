@@ -342,6 +342,16 @@ describe("the GitHub Action, run under the runner's protocol", () => {
     expect(j.read("GITHUB_STATE") + j.read("GITHUB_OUTPUT") + j.read("GITHUB_ENV")).toBe("");
   }, 60_000);
 
+  it("outside a runner (no GITHUB_STATE), fails before it starts a server", async () => {
+    const j = job("no-runner");
+    const main = await j.main({}, { GITHUB_STATE: "" });
+    expect(main.code).toBe(1);
+    expect(main.stdout).toContain(
+      "::error::openresponses-mock: GITHUB_STATE is not set: run this as a step of a GitHub Actions job.",
+    );
+    expect(main.stdout).not.toContain("starting");
+  });
+
   it("fails with the server's own message when it does not start, leaving nothing running", async () => {
     const j = job("bad-flag");
     const main = await j.main({ args: "--no-such-flag" });
