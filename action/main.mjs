@@ -42,7 +42,7 @@ async function main() {
   if (apiKey) serveArgs.push("--api-key", apiKey);
   serveArgs.push(...extra);
   const logFile = logFileFor(process.env.RUNNER_TEMP || tmpdir());
-  const shown = [server.from, ...serveArgs].map((w) => (w === apiKey ? "***" : w)).join(" ");
+  const shown = [server.from, ...serveArgs].map((w) => (apiKey && w === apiKey ? "***" : w)).join(" ");
   info(`openresponses-mock: starting ${shown} (log: ${logFile})`);
 
   const { pid, url, baseURL } = await startServer({
