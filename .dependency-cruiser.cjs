@@ -46,7 +46,7 @@ const LAYERS = [
   {
     name: "shell",
     paths: ["^src/[^/]+[.]ts$", "^src/cli/"],
-    what: "the shells: src/*.ts (server, options, index, vitest, shared-state) and cli/",
+    what: "the shells: src/*.ts (server, options, index, vitest, jest, test-hooks, shared-state) and cli/",
   },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * `openresponses-mock/vitest`: one call in a test file starts a mock server
  * before its tests and closes it after. The core package never imports
- * vitest; only this subpath does.
+ * vitest; only this subpath does. `openresponses-mock/jest` is the same on
+ * jest's hooks (both in src/test-hooks.ts).
  *
  * ```ts
  * const mock = useMockServer();
@@ -9,23 +10,10 @@
  * ```
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { startMockServer, type MockServer, type MockSession } from "./server.js";
-import type { ServerOptionsInput } from "./options.js";
+import type { MockServer } from "./server.js";
+import { useMockServerWith, type UseMockServerOptions } from "./test-hooks.js";
 
-export interface UseMockServerOptions extends ServerOptionsInput {
-  /**
-   * Forget the journal and the use()/enqueue() controls after each test
-   * (default true) — once no other test of the file is running, so that
-   * concurrent tests do not wipe each other's requests.
-   */
-  resetAfterEach?: boolean;
-  /**
-   * Call `verify()` after each test (after the last of tests running
-   * concurrently, before the reset): an unmet expectation fails the test
-   * with the list of what was unmet. Default false.
-   */
-  verify?: boolean;
-}
+export type { UseMockServerOptions } from "./test-hooks.js";
 
 /**
  * Starts a mock server in `beforeAll` (on a free port unless `port` is given),
@@ -35,67 +23,7 @@ export interface UseMockServerOptions extends ServerOptionsInput {
  * its members work inside tests and hooks.
  */
 export function useMockServer(options: UseMockServerOptions = {}): MockServer {
-  const { resetAfterEach = true, verify = false, ...serverOptions } = options;
-  let current: MockServer | undefined;
-  const live = (): MockServer => {
-    if (!current)
-      throw new Error(
-        "useMockServer(): the server starts in beforeAll — use the handle inside tests and hooks, not at the top level of the file.",
-      );
-    return current;
-  };
-  beforeAll(async () => {
-    current = await startMockServer({ port: 0, ...serverOptions });
-  });
-  // The reset forgets every session's requests and controls: with concurrent tests it waits
-  // until the last running one has ended (resetting after each would wipe the others' state).
-  let running = 0;
-  beforeEach(() => {
-    running++;
-  });
-  afterEach(() => {
-    running = Math.max(0, running - 1);
-    if (running !== 0) return;
-    try {
-      if (verify) current?.verify();
-    } finally {
-      if (resetAfterEach) current?.reset();
-    }
-  });
-  afterAll(async () => {
-    await current?.close();
-    current = undefined;
-  });
-  return {
-    get url() {
-      return live().url;
-    },
-    get baseURL() {
-      return live().baseURL;
-    },
-    get port() {
-      return live().port;
-    },
-    get server() {
-      return live().server;
-    },
-    get requests() {
-      return live().requests;
-    },
-    use: (scenario, opts) => live().use(scenario, opts),
-    enqueue: (...turns) => live().enqueue(...turns),
-    reset: () => live().reset(),
-    expect: (rules, opts) => live().expect(rules, opts),
-    get expectations() {
-      return live().expectations;
-    },
-    verify: () => live().verify(),
-    limits: (limits) => live().limits(limits),
-    usage: () => live().usage(),
-    session: (id?: string): MockSession => live().session(id),
-    close: () => live().close(),
-    [Symbol.asyncDispose]: () => live().close(),
-  };
+  return useMockServerWith({ beforeAll, beforeEach, afterEach, afterAll }, options);
 }
 
 export type { MockServer, MockSession } from "./server.js";

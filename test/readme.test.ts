@@ -3,13 +3,16 @@
  *
  * - every ```ts block is type-checked against the built package (`openresponses-mock`
  *   resolves to dist/ through the package's exports, as in a user's project), then run:
- *   a complete program with node, a node:test file with `node --test`, and a fragment
+ *   a complete program with node, a node:test file with `node --test` (each of its tests
+ *   must pass), a jest file with jest in its ESM mode, and a fragment
  *   that uses `mock` inside a harness that starts a server on port 0 — it must print an
  *   answer, and the server must have answered its requests. Vitest examples run in
  *   test/readme-vitest.test.ts. A TS or JS block spelt other than ```ts fails: it would
  *   go unchecked;
  * - the CI recipe (the shell snippet and the GitHub Actions step) runs with bash on a free
  *   port, with `npm test` standing for a request through the SDK's environment variables;
+ *   the workflow that uses the Action gives it only inputs action.yml declares and reads
+ *   only outputs it declares (test/action/action.test.ts runs the Action itself);
  * - every JSON block that is a scenario file parses as one;
  * - the Headers table holds every `x-mock-*` header of src/, and the Options table every
  *   option and `serve` flag (a row marked PENDING may name a flag not there yet).
@@ -43,6 +46,8 @@ const CLI = join(
     "openresponses-mock"
   ],
 );
+/** jest's bin, run in its ESM mode for the README's jest example. */
+const JEST = join(root, "node_modules/jest/bin/jest.js");
 const readme = readmeText();
 const snippets = tsSnippets(readme);
 /** The harness prints this before the journal of a fragment's server. */
@@ -95,7 +100,8 @@ describe("README code blocks", () => {
 
   it("hold TypeScript snippets of every kind the checks know", () => {
     const kinds = new Set(snippets.map((s) => s.kind));
-    for (const kind of ["vitest", "node-test", "program", "fragment"] as const) expect(kinds, kind).toContain(kind);
+    for (const kind of ["vitest", "jest", "node-test", "program", "fragment"] as const)
+      expect(kinds, kind).toContain(kind);
   });
 });
 
@@ -164,10 +170,27 @@ describe("README TypeScript snippets", () => {
         "the snippet must type-check first",
       ).toBe("");
       const js = join(dir, "out", `${files[index].name}.js`);
+      // Every test of a node:test or jest snippet must run and pass.
+      const tests = (snippet.code.match(/^test\(/gm) ?? []).length;
+      if (snippet.kind === "jest") {
+        const config = { rootDir: join(dir, "out"), testMatch: [js], testEnvironment: "node", transform: {} };
+        const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST")));
+        const result = await run(
+          process.execPath,
+          ["--experimental-vm-modules", JEST, "--ci", "--config", JSON.stringify(config), "--json"],
+          { cwd: dir, env },
+        );
+        expect(result.code, `exit code; stderr:\n${result.stderr}\nstdout:\n${result.stdout}`).toBe(0);
+        const report = JSON.parse(result.stdout) as { numTotalTests: number; numPassedTests: number };
+        expect(tests).toBeGreaterThan(0);
+        expect(report).toMatchObject({ numTotalTests: tests, numPassedTests: tests });
+        return;
+      }
       const result = await run(process.execPath, snippet.kind === "node-test" ? ["--test", js] : [js], { cwd: dir });
       expect(result.code, `exit code; stderr:\n${result.stderr}\nstdout:\n${result.stdout}`).toBe(0);
       if (snippet.kind === "node-test") {
-        expect(result.stdout).toMatch(/^# pass [1-9]/m);
+        expect(tests).toBeGreaterThan(0);
+        expect(result.stdout).toMatch(new RegExp(`^# pass ${tests}$`, "m"));
         expect(result.stdout).toMatch(/^# fail 0$/m);
         return;
       }
@@ -219,7 +242,7 @@ function actionsStep(yaml: string): { script: string; env: Record<string, string
 describe("README's CI recipe", () => {
   const ci = codeBlocks(readme).filter((b) => b.section === "Use it in CI");
   const sh = ci.find((b) => b.lang === "sh");
-  const yaml = ci.find((b) => b.lang === "yaml");
+  const yaml = ci.find((b) => b.lang === "yaml" && /^\s*run: \|\s*$/m.test(b.code));
   let consumer: string;
 
   beforeAll(() => {
@@ -285,6 +308,62 @@ describe("README's CI recipe", () => {
     expect(result.stdout).toContain('"status":"completed"');
     expect(await stopped(port)).toBe(true);
   }, 120_000);
+});
+
+/** action.yml's input and output names, and its `runs` (a line parser: the file is plain YAML maps). */
+function actionYml(): { inputs: string[]; outputs: string[]; runs: Record<string, string> } {
+  const text = readFileSync(join(root, "action.yml"), "utf8");
+  const keysUnder = (top: string) => {
+    const lines = text.split("\n");
+    const at = lines.indexOf(`${top}:`);
+    expect(at, `action.yml has ${top}:`).toBeGreaterThan(-1);
+    const keys: string[] = [];
+    for (let i = at + 1; i < lines.length && (lines[i] === "" || lines[i].startsWith(" ")); i++) {
+      const m = /^ {2}([a-z][a-z0-9-]*):(.*)$/.exec(lines[i]);
+      if (m) keys.push(top === "runs" ? `${m[1]}=${m[2].trim()}` : m[1]);
+    }
+    return keys;
+  };
+  const runs = Object.fromEntries(keysUnder("runs").map((kv) => kv.split("=") as [string, string]));
+  return { inputs: keysUnder("inputs"), outputs: keysUnder("outputs"), runs };
+}
+
+describe("README's GitHub Action workflow", () => {
+  const ci = codeBlocks(readme).filter((b) => b.section === "Use it in CI");
+  const workflow = ci.find((b) => b.lang === "yaml" && /uses: [^\s]+\/openresponses-mock@/.test(b.code));
+  const action = actionYml();
+
+  it("comes first in Use it in CI, before the shell recipe", () => {
+    expect(workflow).toBeDefined();
+    expect(ci.indexOf(workflow!)).toBe(0);
+  });
+
+  it("action.yml is a node20 JavaScript action with a main and a post step that exist", () => {
+    expect(action.runs).toEqual({ using: "node20", main: "action/main.mjs", post: "action/post.mjs" });
+    for (const file of [action.runs.main, action.runs.post])
+      expect(readdirSync(join(root, "action"))).toContain(file.slice(7));
+    expect(action.inputs.sort()).toEqual(["api-key", "args", "export-env", "port", "scenarios", "version"]);
+    expect(action.outputs.sort()).toEqual(["base-url", "log-file", "url"]);
+  });
+
+  it("gives the action only inputs it declares and reads only outputs it declares", () => {
+    const lines = workflow!.code.split("\n");
+    const uses = lines.findIndex((l) => /uses: [^\s]+\/openresponses-mock@/.test(l));
+    const withAt = lines.findIndex((l, i) => i > uses && /^\s+with:\s*$/.test(l));
+    const given: string[] = [];
+    for (let i = withAt + 1; i < lines.length && /^\s{10}\S/.test(lines[i]); i++)
+      given.push(lines[i].trim().split(":")[0]);
+    expect(given.length).toBeGreaterThan(0);
+    for (const input of given) expect(action.inputs, input).toContain(input);
+    const read = [...workflow!.code.matchAll(/steps\.mock\.outputs\.([a-z-]+)/g)].map((m) => m[1]);
+    expect(read.length).toBeGreaterThan(0);
+    for (const output of read) expect(action.outputs, output).toContain(output);
+  });
+
+  it("lists every input and output of action.yml in its tables", () => {
+    const text = section("Use it in CI");
+    for (const name of [...action.inputs, ...action.outputs]) expect(text, name).toContain(`| \`${name}\` |`);
+  });
 });
 
 /** The text of a `## ` section. */

@@ -113,6 +113,8 @@ describe("the packed package in a consumer project", { timeout: 240_000 }, () =>
         "dist/index.d.ts",
         "dist/vitest.js",
         "dist/vitest.d.ts",
+        "dist/jest.js",
+        "dist/jest.d.ts",
         "dist/cli/main.js",
         "scenarios/text.json",
         "dist/inspector/page/index.html",

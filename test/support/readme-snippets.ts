@@ -23,12 +23,13 @@ export interface CodeBlock {
 /**
  * How a ```ts block is checked (every one is type-checked first):
  * - `vitest`: a vitest test file (it imports "vitest"), run as vitest tests;
+ * - `jest`: a jest test file (it imports "@jest/globals"), run by jest (ESM);
  * - `node-test`: a node:test file, run with `node --test`;
  * - `program`: a complete program (it starts its own server, or needs none), run with node;
  * - `fragment`: code that uses a running server named `mock`, run inside a
  *   harness that starts one on port 0 and closes it after.
  */
-export type SnippetKind = "vitest" | "node-test" | "program" | "fragment";
+export type SnippetKind = "vitest" | "jest" | "node-test" | "program" | "fragment";
 
 export function readmeText(): string {
   return readFileSync(README_PATH, "utf8");
@@ -58,6 +59,7 @@ const imports = (code: string, module: string) => new RegExp(`^import [^\\n]*fro
 
 export function snippetKind(code: string): SnippetKind {
   if (imports(code, "vitest")) return "vitest";
+  if (imports(code, "@jest/globals")) return "jest";
   if (imports(code, "node:test")) return "node-test";
   const definesMock = /\b(?:const|let|var|using)\s+mock\b/.test(code);
   return !definesMock && /\bmock\b/.test(code) ? "fragment" : "program";

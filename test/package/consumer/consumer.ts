@@ -11,6 +11,7 @@ import {
   type TurnInput,
 } from "openresponses-mock";
 import { useMockServer, type UseMockServerOptions } from "openresponses-mock/vitest";
+import { useMockServer as useJestMockServer, type UseMockServerOptions as JestOptions } from "openresponses-mock/jest";
 
 const options: ServerOptionsInput = { port: 0, host: "127.0.0.1", seed: 1, apiKey: "sk-test", scenario: "text" };
 const scenario: ScenarioInput = {
@@ -54,6 +55,11 @@ export function helper(): MockServer {
   return useMockServer(settings);
 }
 
+export function jestHelper(): MockServer {
+  const settings: JestOptions = { seed: 2, verify: true };
+  return useJestMockServer(settings);
+}
+
 export function issuesOf(error: unknown): string[] {
   return error instanceof ScenarioError ? error.issues.map((issue) => issue.message) : [];
 }
@@ -68,4 +74,6 @@ export function mistakes(): void {
   void bad;
   // @ts-expect-error the handle has no such member
   void helper().listen;
+  // @ts-expect-error verify is a boolean
+  void useJestMockServer({ verify: "yes" });
 }
