@@ -504,7 +504,7 @@ describe("help and strict options", () => {
     const { code, stderr } = await run(["frobnicate"]);
     expect(code).toBe(1);
     expect(stderr).toBe(
-      "openresponses-mock: unknown command 'frobnicate'. Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n",
+      "openresponses-mock: unknown command 'frobnicate'. Commands: serve, proxy, validate, list, play, check, exam (serve is the default); see 'openresponses-mock --help'\n",
     );
   });
 });
@@ -725,7 +725,7 @@ describe("a bad flag is named as typed, in words", () => {
 
   it("words left over are named: a mistyped command, a path without --scenarios, one NAME too many", async () => {
     expect(await refused(["plya", "auto"])).toBe(
-      "openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, proxy, validate, list, play, check (serve is the default); see 'openresponses-mock --help'\n",
+      "openresponses-mock: unknown command 'plya', 'auto' (did you mean 'play'?). Commands: serve, proxy, validate, list, play, check, exam (serve is the default); see 'openresponses-mock --help'\n",
     );
     expect(await refused(["serve", "./scenarios"])).toBe(
       "openresponses-mock: serve takes no arguments, got './scenarios'; to load scenario files, write --scenarios ./scenarios; see 'openresponses-mock serve --help'\n",
