@@ -48,7 +48,7 @@ def test_openresponses_mock_bin_comes_first(tmp_path: Path) -> None:
     env = env_without_bin(OPENRESPONSES_MOCK_BIN=str(CLI))
     assert find_server(cwd=tmp_path, env=env) == [NODE, str(CLI)]
     wrapper = tmp_path / "wrapper.sh"
-    wrapper.write_text("#!/bin/sh\nexec node \"$@\"\n")
+    wrapper.write_text('#!/bin/sh\nexec node "$@"\n')
     assert find_server(cwd=tmp_path, env=env_without_bin(OPENRESPONSES_MOCK_BIN=str(wrapper))) == [str(wrapper)]
     with pytest.raises(ServerNotFoundError, match="OPENRESPONSES_MOCK_BIN=/nowhere: no such file"):
         find_server(env=env_without_bin(OPENRESPONSES_MOCK_BIN="/nowhere"))
@@ -81,7 +81,17 @@ def test_without_node_on_path_the_error_says_what_to_install(tmp_path: Path) -> 
     assert "no `node` on PATH" in message and "Node.js 20.19 or later" in message
 
 
-@pytest.mark.parametrize("version, ok", [("v18.20.4", False), ("v20.18.3", False), ("v22.11.0", False), ("v20.19.0", True), ("v22.12.0", True), ("v24.1.0", True)])
+@pytest.mark.parametrize(
+    "version, ok",
+    [
+        ("v18.20.4", False),
+        ("v20.18.3", False),
+        ("v22.11.0", False),
+        ("v20.19.0", True),
+        ("v22.12.0", True),
+        ("v24.1.0", True),
+    ],
+)
 def test_node_too_old_names_the_version_found_and_needed(tmp_path: Path, version: str, ok: bool) -> None:
     env = env_without_bin(PATH=str(fake_node(tmp_path / "bin", version)))
     if ok:
@@ -104,7 +114,9 @@ def test_the_bundle_of_npm_run_build_python_runs_on_its_own(tmp_path: Path, monk
     """build-python.mjs (what `npm run build:python` runs after the build) into a temporary folder:
     the server runs from it with no node_modules above it."""
     bundled = tmp_path / "_node"
-    subprocess.run(["node", str(REPO / "scripts" / "build-python.mjs"), "--out", str(bundled)], check=True, cwd=REPO, timeout=300)
+    subprocess.run(
+        ["node", str(REPO / "scripts" / "build-python.mjs"), "--out", str(bundled)], check=True, cwd=REPO, timeout=300
+    )
     assert json.loads((bundled / "package.json").read_text())["name"] == "openresponses-mock"
     assert (bundled / "scenarios").is_dir() and (bundled / "node_modules" / "koa").is_dir()
     assert not (bundled / "node_modules" / "vitest").exists()

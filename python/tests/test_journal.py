@@ -72,7 +72,11 @@ def test_verify_and_expectations(mock_session: MockSession) -> None:
     [pending] = mock_session.expectations()
     assert pending["status"] == "pending"
     # The next request continues the conversation without the tool's output.
-    post(mock_session.base_url, {"model": "m", "previous_response_id": first["id"], "input": "and?"}, mock_session.headers)
+    post(
+        mock_session.base_url,
+        {"model": "m", "previous_response_id": first["id"], "input": "and?"},
+        mock_session.headers,
+    )
     [unmet] = mock_session.expectations()
     assert unmet["status"] == "unmet"
     with pytest.raises(VerifyError, match="1 unmet expectation") as failed:

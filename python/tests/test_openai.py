@@ -37,7 +37,9 @@ def test_a_tool_loop_with_create(mock_session: MockSession) -> None:
     client = client_for(mock_session)
     first = client.responses.create(model="m", input="Weather in Paris?", tools=TOOLS)
     calls = [item for item in first.output if item.type == "function_call"]
-    assert [(c.name, json.loads(c.arguments), c.call_id) for c in calls] == [("get_weather", {"city": "Paris"}, "call_1")]
+    assert [(c.name, json.loads(c.arguments), c.call_id) for c in calls] == [
+        ("get_weather", {"city": "Paris"}, "call_1")
+    ]
     output = {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}
     second = client.responses.create(model="m", previous_response_id=first.id, input=[output], tools=TOOLS)
     assert second.output_text == "It is sunny in Paris."
@@ -129,6 +131,6 @@ def test_async_mock_server_with_async_openai() -> None:
         with pytest.raises(urllib.error.URLError):
             urllib.request.urlopen(f"{url}/health", timeout=5)
         with pytest.raises(MockServerError, match="not running"):
-            mock.base_url
+            _ = mock.base_url
 
     asyncio.run(main())

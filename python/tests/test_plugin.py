@@ -17,7 +17,7 @@ import pytest
 
 from procs import TAG_VAR, new_tag, servers_with, tagged_env, wait_none_with
 
-POST = '''
+POST = """
 import json, urllib.request
 
 def post(session, body):
@@ -28,13 +28,13 @@ def post(session, body):
     )
     with urllib.request.urlopen(request, timeout=30) as res:
         return json.load(res)
-'''
+"""
 
 
 def test_a_failed_test_reports_its_sessions_journal(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         POST
-        + '''
+        + """
 def test_passes(mock_session):
     post(mock_session, {"model": "m", "input": "fine"})
 
@@ -43,7 +43,7 @@ def test_fails(mock_session):
     post(mock_session, {"model": "m", "input": "first"})
     post(mock_session, {"model": "tool-call", "input": "second"})
     assert False, "on purpose"
-'''
+"""
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=1, failed=1)
@@ -67,7 +67,7 @@ def test_isolation_under_xdist(pytester: pytest.Pytester, tmp_path: Path, monkey
     tag = new_tag()
     monkeypatch.setenv(TAG_VAR, tag)
     tests = "\n".join(
-        f'''
+        f"""
 def test_{i}(mock_session, openresponses_mock):
     # Two turns queued, one taken: the next test's session must not see the other.
     mock_session.enqueue({{"steps": [{{"type": "message", "text": "mine {i}"}}]}}, {{"steps": [{{"type": "message", "text": "left over {i}"}}]}})
@@ -76,7 +76,7 @@ def test_{i}(mock_session, openresponses_mock):
     assert [e["body"]["input"] for e in mock_session.requests()] == ["test {i}"]
     with open(os.environ["RECORD"], "a") as f:
         f.write(json.dumps({{"worker": os.environ.get("PYTEST_XDIST_WORKER"), "url": openresponses_mock.url, "session": mock_session.id}}) + "\\n")
-'''
+"""
         for i in range(8)
     )
     pytester.makepyfile("import os\n" + POST + tests)
@@ -93,7 +93,9 @@ def test_{i}(mock_session, openresponses_mock):
     assert wait_none_with(tag) == []
 
 
-def test_no_server_is_left_after_the_session(pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_server_is_left_after_the_session(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The server stops when the session's fixtures are torn down (pytest still running)."""
     seen = tmp_path / "seen.json"
     monkeypatch.setenv("SEEN", str(seen))
@@ -111,13 +113,13 @@ def pytest_unconfigure(config):
 '''
     )
     pytester.makepyfile(
-        '''
+        """
 import os
 from procs import servers_with
 
 def test_it(openresponses_mock):
     assert openresponses_mock.pid in servers_with(os.environ["OPENRESPONSES_MOCK_TEST_TAG"])
-'''
+"""
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=1)
@@ -130,13 +132,13 @@ def test_no_server_is_left_after_a_crash(pytester: pytest.Pytester, monkeypatch:
     tag = new_tag()
     monkeypatch.setenv(TAG_VAR, tag)
     pytester.makepyfile(
-        '''
+        """
 import os
 
 def test_crashes(openresponses_mock, mock_session):
     assert openresponses_mock.pid
     os._exit(3)
-'''
+"""
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
     assert result.ret == 3
@@ -147,14 +149,14 @@ def test_crashes(openresponses_mock, mock_session):
 def test_no_server_is_left_after_sigkill_of_pytest(pytester: pytest.Pytester, tmp_path: Path, workers: list) -> None:
     started = tmp_path / "started"
     pytester.makepyfile(
-        f'''
+        f"""
 import time
 from pathlib import Path
 
 def test_waits(openresponses_mock):
     Path({str(started)!r}).joinpath(str(openresponses_mock.pid)).write_text("")
     time.sleep(300)  # killed long before
-'''
+"""
         + ("\ndef test_waits_too(openresponses_mock):\n    test_waits(openresponses_mock)\n" if workers else "")
     )
     started.mkdir()

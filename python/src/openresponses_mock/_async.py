@@ -76,12 +76,13 @@ class AsyncMockServer(_AsyncControls):
 
     @property
     def port(self) -> int:
-        return self._sync.port
+        return int(self._sync.port)
 
     @property
     def server(self) -> MockServer:
         """The synchronous handle underneath."""
-        return self._sync
+        server: MockServer = self._sync
+        return server
 
     def session(self, id: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> AsyncMockSession:
         return AsyncMockSession(self._sync.session(id, headers))

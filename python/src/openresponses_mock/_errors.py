@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 
 class MockServerError(Exception):
@@ -21,6 +21,6 @@ class AdminError(MockServerError):
 class VerifyError(AssertionError):
     """``verify()`` found an unmet expectation: ``expectations`` holds every one, with its status."""
 
-    def __init__(self, message: str, expectations: list) -> None:
+    def __init__(self, message: str, expectations: List[Dict[str, Any]]) -> None:
         super().__init__(message)
         self.expectations = expectations

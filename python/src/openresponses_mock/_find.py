@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import MockServerError
 
@@ -58,7 +58,9 @@ def find_node(env: Optional[Mapping[str, str]] = None) -> str:
             [node, "--version"], capture_output=True, text=True, timeout=30, check=False
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as err:
-        raise NodeNotFoundError(f"cannot run {node} --version ({err}); openresponses-mock needs {NODE_NEEDED}.") from err
+        raise NodeNotFoundError(
+            f"cannot run {node} --version ({err}); openresponses-mock needs {NODE_NEEDED}."
+        ) from err
     match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", out)
     if match is None:
         raise NodeNotFoundError(
@@ -93,7 +95,7 @@ def _command(file: Path, env: Optional[Mapping[str, str]]) -> Sequence[str]:
 
 
 def find_server(
-    cwd: Optional[os.PathLike] = None,
+    cwd: Union[str, "os.PathLike[str]", None] = None,
     env: Optional[Mapping[str, str]] = None,
     bundled: Optional[Path] = None,
 ) -> Sequence[str]:

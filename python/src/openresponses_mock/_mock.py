@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -93,7 +92,9 @@ class _Admin:
             text = f"{message} ({err.code})" if message.startswith(where) else f"{where}: {message} ({err.code})"
             raise AdminError(text, err.code, parsed) from None
         except urllib.error.URLError as err:
-            raise MockServerError(f"{method} /__mock{path}: cannot reach the server at {self._url} ({err.reason})") from None
+            raise MockServerError(
+                f"{method} /__mock{path}: cannot reach the server at {self._url} ({err.reason})"
+            ) from None
         return json.loads(text) if text else None
 
 
@@ -201,13 +202,13 @@ class MockServer(_Controls):
     def __init__(
         self,
         *,
-        scenarios: Union[None, str, os.PathLike, Sequence[Union[str, os.PathLike]]] = None,
+        scenarios: Union[None, str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]] = None,
         seed: Optional[int] = None,
         dialect: Optional[str] = None,
         api_key: Optional[str] = None,
         args: Iterable[str] = (),
         env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[Union[str, os.PathLike]] = None,
+        cwd: Optional[Union[str, "os.PathLike[str]"]] = None,
         start_timeout: float = 60.0,
         timeout: float = 30.0,
         **options: Any,
@@ -227,7 +228,7 @@ class MockServer(_Controls):
         self._start_timeout = start_timeout
         self.api_key = api_key
         self.timeout = timeout
-        self._process: Optional[subprocess.Popen] = None
+        self._process: Optional["subprocess.Popen[bytes]"] = None
         self._url: Optional[str] = None
         self._output: Deque[str] = collections.deque(maxlen=200)
         self._errors: Deque[str] = collections.deque(maxlen=200)
@@ -269,7 +270,8 @@ class MockServer(_Controls):
             self._process = process
         first: "queue.Queue[Optional[str]]" = queue.Queue()
         threading.Thread(target=self._read_stdout, args=(process, first), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(process,), daemon=True).start()
+        stderr_reader = threading.Thread(target=self._read_stderr, args=(process,), daemon=True)
+        stderr_reader.start()
         try:
             line = first.get(timeout=self._start_timeout)
         except queue.Empty:
@@ -280,8 +282,8 @@ class MockServer(_Controls):
             ) from None
         if line is None:
             process.wait(timeout=10)
-            # Let the stderr reader take the last of it.
-            time.sleep(0.05)
+            # The stderr reader ends with the process's stderr: it has all of it then.
+            stderr_reader.join(timeout=5)
             self._process = None
             raise MockServerError(
                 f"openresponses-mock exited with code {process.returncode} before it listened: "
@@ -295,7 +297,7 @@ class MockServer(_Controls):
         self._admin = _Admin(self._url, self.api_key, None, self.timeout)
         return self
 
-    def _read_stdout(self, process: subprocess.Popen, first: "queue.Queue[Optional[str]]") -> None:
+    def _read_stdout(self, process: "subprocess.Popen[bytes]", first: "queue.Queue[Optional[str]]") -> None:
         told = False
         assert process.stdout is not None
         for raw in process.stdout:
@@ -308,7 +310,7 @@ class MockServer(_Controls):
         if not told:
             first.put(None)
 
-    def _read_stderr(self, process: subprocess.Popen) -> None:
+    def _read_stderr(self, process: "subprocess.Popen[bytes]") -> None:
         assert process.stderr is not None
         for raw in process.stderr:
             self._errors.append(raw.decode("utf-8", "replace").rstrip("\n"))
@@ -334,7 +336,7 @@ class MockServer(_Controls):
             self._stop(process, timeout)
 
     @staticmethod
-    def _stop(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    def _stop(process: "subprocess.Popen[bytes]", timeout: float = 10.0) -> None:
         try:
             os.killpg(process.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError):

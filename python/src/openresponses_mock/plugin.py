@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Generator, Iterator, List, Optional
 
 import pytest
 
@@ -80,9 +80,7 @@ def _openresponses_mock_servers() -> Iterator[_Servers]:
 
 
 @pytest.fixture(scope="session")
-def openresponses_mock(
-    _openresponses_mock_servers: _Servers, openresponses_mock_options: Dict[str, Any]
-) -> MockServer:
+def openresponses_mock(_openresponses_mock_servers: _Servers, openresponses_mock_options: Dict[str, Any]) -> MockServer:
     """A mock server for the whole run (one per pytest-xdist worker)."""
     return _openresponses_mock_servers.get(dict(openresponses_mock_options))
 
@@ -98,7 +96,9 @@ def mock_session(
     settings: Dict[str, Any] = {}
     if marker is not None:
         if marker.args:
-            raise pytest.UsageError(f"@pytest.mark.{_MARKER} takes keyword arguments only ({', '.join(sorted(_MARKER_KEYS))})")
+            raise pytest.UsageError(
+                f"@pytest.mark.{_MARKER} takes keyword arguments only ({', '.join(sorted(_MARKER_KEYS))})"
+            )
         unknown = set(marker.kwargs) - _MARKER_KEYS
         if unknown:
             raise pytest.UsageError(
@@ -160,7 +160,7 @@ def journal_summary(entries: List[Dict[str, Any]]) -> str:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: "pytest.CallInfo[None]") -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     # Setup and call: by teardown the session has been reset.
