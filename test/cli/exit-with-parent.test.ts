@@ -67,7 +67,7 @@ async function startParent(
 ): Promise<{ parent: ChildProcess; pid: number; url: string }> {
   const script = `
     const { spawn } = require("node:child_process");
-    const child = spawn(process.execPath, ${JSON.stringify([CLI, "serve", "--port", "0", "--log", "off", ...args])}, { stdio: [${JSON.stringify(stdin)}, "pipe", "inherit"] });
+    const child = spawn(process.execPath, ${JSON.stringify([CLI, "serve", "--port", "0", "--log", "off", ...args])}, { stdio: [${JSON.stringify(stdin)}, "pipe", "ignore"] });
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
@@ -100,6 +100,14 @@ describe("serve --exit-with-parent", () => {
     const { parent, pid, url } = await startParent(["--exit-with-parent"], "pipe");
     expect(await answers(url)).toBe(true);
     parent.kill("SIGKILL");
+    expect(await stops(pid, url)).toBe(true);
+  });
+
+  it("with --workers 2, the primary and its workers stop once the parent is killed", async () => {
+    const { parent, pid, url } = await startParent(["--exit-with-parent", "--workers", "2"], "ignore");
+    expect(await answers(url)).toBe(true);
+    parent.kill("SIGKILL");
+    // The port answers no more: no worker is left listening.
     expect(await stops(pid, url)).toBe(true);
   });
 
