@@ -4,7 +4,8 @@
  *
  * - `serve` (the default) starts the server and prints its base URL (the
  *   first line, `openresponses-mock listening on URL`), then the request log
- *   (`--log pretty|json|off`); SIGINT/SIGTERM stop it cleanly.
+ *   (`--log pretty|json|off`); SIGINT/SIGTERM stop it cleanly, and so does
+ *   the end of the process that started it with `--exit-with-parent`.
  * - `validate FILE...` checks scenario files and folders, and service files.
  * - `list` shows the scenarios a server would load (`--profiles`: the latency profiles).
  * - `play NAME` prints the SSE stream a request would get, with no server.
@@ -20,7 +21,7 @@
  * typed before the command, it stops at the command's name (see args.ts).
  */
 import { STATUS_CODES } from "node:http";
-import { readFileSync } from "node:fs";
+import { fstatSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import yargs, { type Argv, type MiddlewareFunction } from "yargs";
 import { hideBin } from "yargs/helpers";
@@ -156,6 +157,7 @@ interface ServeArgs extends ScenarioArgs {
   "max-concurrent"?: number;
   queue?: number;
   "queue-timeout-ms"?: number;
+  "exit-with-parent"?: boolean;
 }
 
 /** The flags by option name (serve's; list and play use some), so that a bad value is reported as the flag it was typed as. */
@@ -235,6 +237,8 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   }
   serving = true;
   tuneServeHeap();
+  // A worker's parent is the primary, which stops it; the primary (or the one server) watches its own.
+  if (argv["exit-with-parent"] && !isWorker()) watchParent();
   // More than one worker: this process starts them (each runs this command line again) and serves nothing itself.
   if (isWorker()) return runWorker((shell) => startServer({ ...options, workers: 1 }, shell), errorText);
   if ((options.workers ?? 1) > 1) {
@@ -268,6 +272,69 @@ async function serve(argv: ServeArgs, proxy?: ProxyArgs): Promise<void> {
   }
   // With the log on, the server wrote its start summary, the listening line first; off, that line alone.
   if (options.log === "off") console.log(`${NAME} listening on ${mock.baseURL}`);
+}
+
+/** How often `--exit-with-parent` looks for its parent: one read of /proc/self/stat, nothing more. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Whether `parent` is still this process's parent. `process.ppid` is read once at
+ * start, so Linux's /proc/self/stat tells the parent now (an orphan gets another one);
+ * elsewhere, whether a process `parent` still exists.
+ */
+function parentAlive(parent: number): boolean {
+  try {
+    const stat = readFileSync("/proc/self/stat", "latin1");
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last `)`.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+  } catch {
+    try {
+      process.kill(parent, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
+}
+
+/**
+ * `--exit-with-parent`: once the process that started this one is gone (even
+ * killed with SIGKILL, which it cannot pass on), stop as on SIGTERM. Gone means
+ * this process was handed to another parent (see parentAlive), or, when
+ * stdin is a pipe (or a socket), it reached its end (the writer, usually the parent,
+ * closed it or died). Harnesses that start the server (the pytest plugin) pass it
+ * so that nothing is left running; they also give it a stdin pipe, which tells
+ * even a parent that died while this process was still loading (by then its parent
+ * may already be init, pid 1, which counts as gone too).
+ */
+function watchParent(): void {
+  const parent = process.ppid;
+  let gone = false;
+  const stop = () => {
+    if (gone) return;
+    gone = true;
+    clearInterval(timer);
+    process.kill(process.pid, "SIGTERM");
+  };
+  // Neither the timer nor stdin keeps the process alive: it ends as it would without the flag.
+  const timer = setInterval(() => {
+    if (!parentAlive(parent)) stop();
+  }, PARENT_CHECK_MS);
+  timer.unref();
+  // Orphaned before this ran: handed to init already.
+  if (parent === 1) setImmediate(stop);
+  let pipe = false;
+  try {
+    const stdin = fstatSync(0);
+    // A pipe, or the socket pair Node (libuv) gives a child for one.
+    pipe = stdin.isFIFO() || stdin.isSocket();
+  } catch {
+    // no stdin at all: the parent pid alone tells
+  }
+  if (pipe) {
+    process.stdin.on("end", stop).on("error", stop).resume();
+    (process.stdin as NodeJS.ReadStream & { unref?: () => void }).unref?.();
+  }
 }
 
 /**
@@ -660,6 +727,12 @@ function serveFlags<T>(y: Argv<T>) {
         requiresArg: true,
         coerce: numberFlag("queueTimeoutMs"),
         describe: "The longest an answer waits in the queue before a 503, in ms (default: no limit)",
+      })
+      .option("exit-with-parent", {
+        type: "boolean",
+        default: false,
+        describe:
+          "Stop once the process that started this one is gone, even killed with SIGKILL (its pid checked twice a second; also when stdin is a pipe and reaches its end): for harnesses that must leave nothing running",
       }),
   );
 }
