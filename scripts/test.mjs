@@ -137,7 +137,11 @@ function setUp() {
   const installed = existsSync(VENV_STAMP) ? readFileSync(VENV_STAMP, "utf8").trim() : "";
   if (installed !== hash) {
     say("installing the Python package (python/) and its test dependencies into .venv");
-    run(VENV_PYTHON, ["-m", "pip", "install", "-q", "-e", "./python[test]"]);
+    // One retry, not pip's five with backoff: where an index in pip's configuration cannot be
+    // reached at all (a machine that has only a local index), five cost minutes for nothing.
+    run(VENV_PYTHON, ["-m", "pip", "install", "-q", "-e", "./python[test]"], {
+      env: { ...process.env, PIP_RETRIES: process.env.PIP_RETRIES ?? "1" },
+    });
     writeFileSync(VENV_STAMP, `${hash}\n`);
   }
 }

@@ -20,7 +20,7 @@ import { MemoryResponseStore } from "./store/response-store.js";
 import { OptionsError, resolveOptions, type ServerOptionsInput } from "./options.js";
 import { connectShared, type Shared } from "./shared-state.js";
 import { LIBRARY_DIR, loadScenarios, type LoadedScenario } from "./scenario/load.js";
-import { createRegistry, type ScenarioRegistry } from "./scenario/registry.js";
+import { createRegistry, scenarioToUse, type ScenarioRegistry } from "./scenario/registry.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { systemClock } from "./timing/clock.js";
 import { loadService } from "./service/load.js";
@@ -113,11 +113,12 @@ export interface MockControls {
    */
   readonly requests: JournalEntry[];
   /**
-   * Answers the next requests with `scenario` (validated like a scenario
-   * file; throws a ScenarioError naming what is wrong): all of them, or only
-   * the next `times`. An `x-mock-scenario` header still wins.
+   * Answers the next requests with `scenario`: a scenario object (validated
+   * like a scenario file; throws a ScenarioError naming what is wrong) or the
+   * name of a loaded one (an unknown name throws, listing the known ones):
+   * all of them, or only the next `times`. An `x-mock-scenario` header still wins.
    */
-  use(scenario: ScenarioInput, options?: { times?: number }): void;
+  use(scenario: ScenarioInput | string, options?: { times?: number }): void;
   /** Lines up one-shot answers, in order: each request takes the next turn (before `use` and the selection rules). */
   enqueue(...turns: TurnInput[]): void;
   /**
@@ -473,7 +474,11 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
       get requests() {
         return journal.list(id);
       },
-      use: (scenario, opts) => settle(controls.use(id, scenario, opts?.times), report),
+      use: (scenario, opts) =>
+        settle(
+          controls.use(id, scenarioToUse(deps.registry, scenario, "session.use()"), opts?.times, "session.use()"),
+          report,
+        ),
       enqueue: (...turns) => settle(controls.enqueue(id, turns), report),
       reset: () => {
         journal.clear(id);
@@ -500,7 +505,8 @@ export async function startServer(input: ServerOptionsInput = {}, shell: ShellSe
     get requests() {
       return journal.list();
     },
-    use: (scenario, opts) => settle(controls.use(null, scenario, opts?.times), report),
+    use: (scenario, opts) =>
+      settle(controls.use(null, scenarioToUse(deps.registry, scenario, "use()"), opts?.times, "use()"), report),
     enqueue: (...turns) => settle(controls.enqueue(null, turns), report),
     reset: () => {
       journal.clear();

@@ -37,6 +37,9 @@ def test_a_fresh_virtual_environment_runs_the_readme_example(tmp_path: Path) -> 
         [python, "-m", "pip", "install", "-q", str(package), "openai==3.22.1", "pytest==9.1.1", "pytest-xdist==3.8.0"],
         check=True,
         timeout=600,
+        # One retry, not five with backoff: an index in pip's configuration that cannot be reached
+        # (a machine with only a local index) would cost minutes.
+        env={**os.environ, "PIP_RETRIES": os.environ.get("PIP_RETRIES", "1")},
     )
     project = tmp_path / "project"
     project.mkdir()

@@ -56,8 +56,16 @@ def test_a_bad_turn_is_an_admin_error_with_the_servers_words(mock_session: MockS
     assert failed.value.status == 400
     assert str(failed.value).startswith("POST /__mock/queue: turns: $[0].steps[0]")
     assert str(failed.value).endswith("(400)")
-    with pytest.raises(AdminError, match="x-mock-scenario: tool-call"):
-        mock_session.use("tool-call")  # type: ignore[arg-type]
+    with pytest.raises(AdminError, match="no loaded scenario is named 'tool-cal'. Did you mean 'tool-call'"):
+        mock_session.use("tool-cal")
+
+
+def test_use_takes_a_loaded_scenarios_name(mock_session: MockSession) -> None:
+    assert mock_session.use("refusal", times=1) == "refusal"
+    body = post(mock_session.base_url, {"model": "m", "input": "hi"}, mock_session.headers)
+    assert [part["type"] for part in body["output"][0]["content"]] == ["refusal"]
+    [entry] = mock_session.requests()
+    assert (entry["scenario"], entry["reason"]) == ("refusal", "use")
 
 
 def test_verify_and_expectations(mock_session: MockSession) -> None:

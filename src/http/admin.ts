@@ -12,6 +12,7 @@ import type { Context, Middleware } from "koa";
 import type { JournalEntry } from "../journal/journal.js";
 import { entryJson, pageJson } from "../journal/serialize.js";
 import { ScenarioError } from "../scenario/parse.js";
+import { scenarioToUse } from "../scenario/registry.js";
 import { ApiError } from "../spec/index.js";
 import { sessionOfContext, type AppDeps } from "./deps.js";
 import { readJsonBody } from "./body.js";
@@ -174,7 +175,7 @@ export function addAdminRoutes(app: Router, deps: AppDeps, guard: Middleware): v
     try {
       const scenario = await deps.controls.use(
         adminSession(ctx),
-        b.scenario as never,
+        scenarioToUse(deps.registry, b.scenario as never, "POST /__mock/scenarios: scenario"),
         b.times as number | undefined,
         "POST /__mock/scenarios: scenario",
       );

@@ -8,6 +8,7 @@ import { ApiError } from "../spec/index.js";
 import type { CreateResponseBody, ItemParam } from "../spec/index.js";
 import { nearestName } from "../util/nearest-name.js";
 import { lastUserText } from "./conversation.js";
+import { ScenarioError } from "./parse.js";
 import type { MatchRules, Scenario } from "./schema.js";
 
 /** The built-in scenario every server has. */
@@ -43,6 +44,24 @@ export function knownScenariosHint(name: string, known: Iterable<string>): strin
   const names = [...known].sort();
   const near = nearestName(name, names);
   return `${near !== undefined ? `Did you mean '${near}'? ` : ""}Known scenarios: ${names.join(", ")}.`;
+}
+
+/**
+ * What `use()` and `POST /__mock/scenarios` were given: a scenario object as
+ * it is, or the name of a loaded scenario, looked up (an unknown name is a
+ * ScenarioError at `$` that lists the known ones and the nearest).
+ */
+export function scenarioToUse<T>(registry: ScenarioRegistry, scenario: T | string, label: string): T | Scenario {
+  if (typeof scenario !== "string") return scenario;
+  const found = registry.byName.get(scenario);
+  if (found) return found;
+  throw new ScenarioError([
+    {
+      file: label,
+      path: "$",
+      message: `no loaded scenario is named '${scenario.slice(0, 80)}'. ${knownScenariosHint(scenario, registry.byName.keys())}`,
+    },
+  ]);
 }
 
 /** A default scenario (option `scenario`, `--scenario`) that no loaded scenario is named. */

@@ -91,12 +91,6 @@ describe("a server", () => {
     expect(await firstText(res)).toBe("Short and sweet.");
   });
 
-  it("use() given a name says to send x-mock-scenario instead", () => {
-    expect(() => server().use("tool-call" as never)).toThrow(
-      "use(): $: takes a scenario object, not a name ('tool-call'); to answer with a loaded scenario by its name, send the header x-mock-scenario: tool-call (or use it as the request's model)",
-    );
-  });
-
   it("takes one from POST /__mock/scenarios", async () => {
     server().reset();
     const used = await fetch(`${server().url}/__mock/scenarios`, {
@@ -124,5 +118,49 @@ describe("a server", () => {
     const body = (await res.json()) as { error: { message: string } };
     expect(body.error).toMatchObject({ type: "invalid_request", code: "invalid_scenario", param: "$.description" });
     expect(body.error.message).toContain("leave 'description' out");
+  });
+});
+
+describe("use() by name, with the library loaded", () => {
+  const server = useServer();
+
+  it("use() takes a loaded scenario's name, and names the known ones for an unknown name", async () => {
+    server().use("tool-call", { times: 1 });
+    const res = await fetch(`${server().baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    });
+    expect(res.headers.get("x-mock-scenario")).toBe("tool-call");
+    const body = (await res.json()) as { output: { type: string; name?: string }[] };
+    expect(body.output.map((i) => [i.type, i.name])).toEqual([["function_call", "get_weather"]]);
+    expect(() => server().use("tool-cal")).toThrow(
+      /^use\(\): \$: no loaded scenario is named 'tool-cal'\. Did you mean 'tool-call'\? Known scenarios: .*\btext\b/,
+    );
+    const session = server().session();
+    expect(() => session.use("nope")).toThrow(/^session\.use\(\): \$: no loaded scenario is named 'nope'/);
+  });
+
+  it("POST /__mock/scenarios takes a name too; an unknown one is a 400 naming it", async () => {
+    const session = server().session();
+    const post = (scenario: unknown) =>
+      fetch(`${server().url}/__mock/scenarios`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...session.headers },
+        body: JSON.stringify({ scenario, times: 1 }),
+      });
+    const ok = await post("refusal");
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toEqual({ name: "refusal", times: 1 });
+    const answer = await fetch(`${server().baseURL}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...session.headers },
+      body: JSON.stringify({ model: "m", input: "hi" }),
+    });
+    expect(answer.headers.get("x-mock-scenario")).toBe("refusal");
+    const bad = await post("refusl");
+    expect(bad.status).toBe(400);
+    const error = ((await bad.json()) as { error: { message: string } }).error;
+    expect(error.message).toMatch(/no loaded scenario is named 'refusl'\. Did you mean 'refusal'\?/);
   });
 });

@@ -47,7 +47,8 @@ describe("startMockServer({ store: 'redis://…' })", () => {
   });
 
   it("throws a bad scenario at once, as in memory", () => {
-    expect(() => a.use("text" as never)).toThrow(/takes a scenario object, not a name/);
+    expect(() => a.use({ name: "bad", turns: "none" } as never)).toThrow(/bad|turns/);
+    expect(() => a.use("no-such-scenario")).toThrow(/no loaded scenario is named 'no-such-scenario'/);
   });
 
   it("continues on one server a response stored by the other", async () => {

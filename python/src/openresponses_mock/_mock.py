@@ -21,7 +21,7 @@ from ._errors import AdminError, MockServerError, VerifyError
 from ._find import find_server
 
 Turn = Dict[str, Any]
-Scenario = Dict[str, Any]
+Scenario = Union[str, Dict[str, Any]]
 
 #: ``limits()``: a field not given stays as it is (``None`` clears it).
 _KEEP: Any = object()
@@ -124,9 +124,8 @@ class _Controls:
         return int(self._admin.call("POST", "/queue", {"turns": list(turns)})["pending"])
 
     def use(self, scenario: Scenario, times: Optional[int] = None) -> str:
-        """Answer every following request (or the next ``times``) with ``scenario``, a dict validated
-        like a scenario file. Returns its name. (To answer with a loaded scenario by its name, send the
-        header ``x-mock-scenario: NAME``.)"""
+        """Answer every following request (or the next ``times``) with ``scenario``: a dict validated
+        like a scenario file, or the name of a loaded scenario. Returns its name."""
         body: Dict[str, Any] = {"scenario": scenario}
         if times is not None:
             body["times"] = times
