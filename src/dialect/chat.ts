@@ -6,8 +6,9 @@
  * its faults cut them where they cut the events); from the final response, the
  * whole `chat.completion` (`chatCompletion`). Pure: no clock, no I/O.
  *
- * The mapping: an assistant message's text → `content`, its refusal →
- * `refusal`; function calls → `tool_calls` (index by order, the call id, the
+ * The mapping: an assistant message's text → `content` (its url_citation
+ * annotations → the message's `annotations`, in a whole completion only), its
+ * refusal → `refusal`; function calls → `tool_calls` (index by order, the call id, the
  * name first, then argument fragments); reasoning and hosted tool items are
  * left out; `finish_reason` is `tool_calls` when a call was made, `length`
  * for an answer cut by max_output_tokens, `content_filter` for one stopped by
@@ -83,12 +84,27 @@ export function chatCompletion(frame: Omit<ChatFrame, "includeUsage">, response:
   let content: string | null = null;
   let refusal: string | null = null;
   const calls: Json[] = [];
+  const annotations: Json[] = [];
   for (const raw of response.output) {
     const item = raw as unknown as Json;
     if (item.type === "message") {
       for (const part of item.content as Json[]) {
-        if (part.type === "output_text") content = (content ?? "") + (part.text as string);
-        else if (part.type === "refusal") refusal = (refusal ?? "") + (part.refusal as string);
+        if (part.type === "output_text") {
+          // A url_citation's indices count from the start of its part: shifted to the start of the whole content.
+          const offset = content?.length ?? 0;
+          for (const a of (part.annotations as Json[] | undefined) ?? [])
+            if (a.type === "url_citation")
+              annotations.push({
+                type: "url_citation",
+                url_citation: {
+                  start_index: (a.start_index as number) + offset,
+                  end_index: (a.end_index as number) + offset,
+                  title: a.title,
+                  url: a.url,
+                },
+              });
+          content = (content ?? "") + (part.text as string);
+        } else if (part.type === "refusal") refusal = (refusal ?? "") + (part.refusal as string);
       }
     } else if (item.type === "function_call") {
       calls.push({
@@ -98,7 +114,7 @@ export function chatCompletion(frame: Omit<ChatFrame, "includeUsage">, response:
       });
     }
   }
-  const message: Json = { role: "assistant", content, refusal, annotations: [] };
+  const message: Json = { role: "assistant", content, refusal, annotations };
   if (calls.length > 0) message.tool_calls = calls;
   return {
     id: frame.id,
