@@ -484,6 +484,28 @@ describe("determinism, sessions, expectations, faults", () => {
     expect(session.expectations.map((e) => e.status)).toEqual(["met"]);
   });
 
+  it("limits and usage count chat turns: a spent bucket is OpenAI's 429 with its headers; usage counts the tokens", async () => {
+    const session = a.session("chat-limits");
+    await session.limits({ rpm: 1 });
+    const first = await chat(a, ask(), session.headers);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-limit-requests")).toBe("1");
+    const refused = await chat(a, ask(), session.headers);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const error = JSON.parse(refused.text).error as Json;
+    expect(error).toMatchObject({ type: "requests", code: "rate_limit_exceeded", param: null });
+    const usage = await session.usage();
+    const completion = JSON.parse(first.text) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    // The refused request is counted among the refusals, not the requests served.
+    expect(usage.total).toMatchObject({
+      requests: 1,
+      inputTokens: completion.usage.prompt_tokens,
+      outputTokens: completion.usage.completion_tokens,
+    });
+    expect(usage.total.refused.rate_limited).toBe(1);
+  });
+
   it("a drop fault cuts the stream where it cuts the events: no [DONE], no finish_reason", async () => {
     const cut = await rawChat(a, ask({ stream: true }), {
       "x-mock-scenario": "text",
