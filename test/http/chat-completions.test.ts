@@ -357,6 +357,19 @@ describe("POST /v1/chat/completions", () => {
   });
 });
 
+describe("the inspector on a chat request", () => {
+  const server = useServer();
+  it("its answer is not judged as a Responses answer: the check says why", async () => {
+    await chat(server(), ask({ stream: true }), { "x-mock-scenario": "text" });
+    const seq = server().requests.at(-1)!.seq;
+    const res = await fetch(`${server().url}/__mock/requests/${seq}/check`);
+    expect(res.status).toBe(200);
+    const view = (await res.json()) as Json;
+    expect(view.checked).toBe(false);
+    expect(String(view.note)).toMatch(/Chat Completions answer/);
+  });
+});
+
 describe("bad chat requests are 400s in OpenAI's error shape, naming the parameter", () => {
   const server = useServer();
   const cases: [string, unknown, string][] = [
