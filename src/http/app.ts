@@ -15,6 +15,7 @@ import { journalEntry, type AppDeps } from "./deps.js";
 import { addInspectorPage } from "./inspector-page.js";
 import { asApiError, endEntry, entryError, openEntry, renderedError, sendError, splitUrl } from "./raw.js";
 import { modelRoutes } from "./models.js";
+import { CHAT_ERROR_DIALECT, handleChatCompletion } from "./chat-completions.js";
 import { handleCreateResponse } from "./responses.js";
 import { storedRoutes } from "./stored-routes.js";
 
@@ -114,7 +115,7 @@ function notFoundMessage(method: string, path: string, admin: boolean, router: R
   if (under(path, "/v1/responses"))
     return `No route for ${route}. The Responses API's routes are: ${routesUnder(router, "/v1/responses")}.`;
   if (under(path, "/v1")) {
-    return `No route for ${route}: this server mocks only the Responses API (${routesUnder(router, "/v1/responses")}) and lists its models (${routesUnder(router, "/v1/models")}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`;
+    return `No route for ${route}: this server mocks the Responses API (${routesUnder(router, "/v1/responses")}), Chat Completions (POST /v1/chat/completions) and lists its models (${routesUnder(router, "/v1/models")}); other OpenAI APIs (completions, embeddings, …) are not served.`;
   }
   if (under(path, "/responses"))
     return `No route for ${route}. The API lives under /v1: did you mean ${method.slice(0, 20)} /v1${path.slice(0, 80)}? Give clients the base URL ending in /v1.`;
@@ -179,6 +180,24 @@ export function createApp(deps: AppDeps): RequestApp {
         ctx.respond = false;
         await forward(ctx.req, ctx.res, journalEntry(ctx));
       });
+    });
+  }
+  if (!deps.proxy) {
+    // Chat Completions from the same scenarios; its errors, the key's too, are spelled as OpenAI spells them.
+    router.post("/v1/chat/completions", async (ctx) => {
+      ctx.respond = false;
+      const entry = journalEntry(ctx);
+      try {
+        check?.(ctx.get("authorization") || undefined);
+        await handleChatCompletion(ctx.req, ctx.res, deps, entry);
+      } catch (err) {
+        const error = asApiError(err, deps.onError);
+        if (entry) {
+          entryError(entry, error, ctx.res);
+          keepError(deps.journal, entry, error);
+        }
+        sendError(ctx.res, error, CHAT_ERROR_DIALECT);
+      }
     });
   }
   router.post("/v1/responses/compact", guard, stored.compact);

@@ -63,6 +63,11 @@ export function checkEntry(entry: JournalEntry, trace: Trace | undefined, dialec
   if (entry.outcome === null) return notChecked("The request is still in progress: ask again once it has ended.");
   const source = trace?.source ?? null;
   const request = entry.body ?? undefined;
+  // Its trace holds the Responses events it was rendered from, not the chunks sent: the checker judges Responses answers only.
+  if (entry.path === "/v1/chat/completions")
+    return notChecked(
+      "A Chat Completions answer: the checker judges Responses answers only (the chunks were rendered from the Responses events shown).",
+    );
   if (!source) {
     if (entry.violations !== null)
       return {

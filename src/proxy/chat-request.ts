@@ -8,21 +8,13 @@
  * the field, never dropped in silence. Pure.
  */
 import { contentText } from "../scenario/conversation.js";
+import type { ChatMessage, ChatToolCall } from "../dialect/chat-request.js";
 import { ApiError, type CreateResponseBody, type ItemParam } from "../spec/index.js";
 
 type Json = Record<string, unknown>;
 
-/** A Chat Completions message. */
-export type ChatMessage =
-  | { role: "system" | "user"; content: string | Json[] }
-  | { role: "assistant"; content: string | null; refusal?: string; tool_calls?: ChatToolCall[] }
-  | { role: "tool"; tool_call_id: string; content: string };
-
-export interface ChatToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+// The Chat Completions message types are shared with the mock's own /v1/chat/completions (the reverse mapping).
+export type { ChatMessage, ChatToolCall } from "../dialect/chat-request.js";
 
 /** The body of `POST {upstream}/chat/completions`. */
 export interface ChatRequest {

@@ -55,9 +55,8 @@ describe("404 with the admin routes off", () => {
 describe("404 with the admin routes on", () => {
   const server = useServer({ apiKey: "sk-404" });
 
-  it("other OpenAI APIs under /v1 say that only the Responses API and the models are served, and list their routes (no key needed to learn that)", async () => {
+  it("other OpenAI APIs under /v1 say that only the Responses API, Chat Completions and the models are served, and list their routes (no key needed to learn that)", async () => {
     for (const [method, path] of [
-      ["POST", "/v1/chat/completions"],
       ["POST", "/v1/completions"],
       ["POST", "/v1/embeddings"],
       ["GET", "/v1/model"],
@@ -66,7 +65,7 @@ describe("404 with the admin routes on", () => {
       await expectNotFound(
         server(),
         path,
-        `No route for ${method} ${path}: this server mocks only the Responses API (${RESPONSES_ROUTES}) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`,
+        `No route for ${method} ${path}: this server mocks the Responses API (${RESPONSES_ROUTES}), Chat Completions (POST /v1/chat/completions) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (completions, embeddings, …) are not served.`,
         { method },
       );
     }
@@ -111,14 +110,14 @@ describe("404 with the admin routes on", () => {
   });
 
   it("in the openai dialect, the 404 is OpenAI's error object, with the same message", async () => {
-    const { status, body } = await get(server(), "/v1/chat/completions", {
+    const { status, body } = await get(server(), "/v1/embeddings", {
       method: "POST",
       headers: { "x-mock-dialect": "openai" },
     });
     expect(status).toBe(404);
     expect(Object.keys(body.error).sort()).toEqual(["code", "message", "param", "type"]);
     expect(body.error.message).toBe(
-      `No route for POST /v1/chat/completions: this server mocks only the Responses API (${RESPONSES_ROUTES}) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (chat completions, completions, embeddings, …) are not served.`,
+      `No route for POST /v1/embeddings: this server mocks the Responses API (${RESPONSES_ROUTES}), Chat Completions (POST /v1/chat/completions) and lists its models (GET /v1/models, GET /v1/models/{id}); other OpenAI APIs (completions, embeddings, …) are not served.`,
     );
   });
 
