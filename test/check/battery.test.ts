@@ -143,10 +143,25 @@ describe("runBattery", () => {
     expect(text).toContain(
       "SKIP  reasoning              reasoning, streamed — 200 text/event-stream, 10 events, completed\n      not exercised: the server sent no reasoning item",
     );
+    // A fault that shows in several checks is listed once, after the checks, with its count and checks.
     expect(text).toContain(
-      "FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      ✗ behaviour.tool-choice  $.output\n          `tool_choice` named get_weather, but the response has no function_call",
+      "FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      and 1 fault(s) seen in several checks, listed once below (behaviour.tool-choice)\n",
     );
-    expect(text).toContain("15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s)");
+    expect(text).toContain(
+      "In several checks (each fault once; --json lists every occurrence):\n" +
+        "      ✗ behaviour.tool-choice  $.output\n" +
+        "          `tool_choice` named get_weather, but the response has no function_call\n" +
+        '          `tool_choice` is "required", but the response has no function_call\n' +
+        "          ×2 in 2 checks: function-tool (1), parallel-tools (1)\n",
+    );
+    // A fault of one check stays under it.
+    expect(text).toContain(
+      "FAIL  json-schema            json_schema output — 200 application/json, completed\n      ✗ behaviour.json-schema  $.output\n          the output text is not JSON",
+    );
+    expect(text.match(/✗ behaviour\.tool-choice/g)).toHaveLength(1);
+    expect(text).toContain(
+      "15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
+    );
     expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({
       target: "http://fake/v1",
       ok: false,
