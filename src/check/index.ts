@@ -50,3 +50,11 @@ export {
   type Send,
 } from "./battery.js";
 export { formatReport, groupViolations, jsonReport, type TextReportOptions, type ViolationGroup } from "./report.js";
+export {
+  baseUrlHints,
+  givenEndpoint,
+  needsPathProbe,
+  servedByBattery,
+  specEndpoint,
+  type PathProbe,
+} from "./base-url.js";
