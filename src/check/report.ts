@@ -126,7 +126,7 @@ function where(g: Group, multiRequest: boolean): string {
       .slice(0, 8)
       .map((e) => e.index)
       .join(", ");
-    const more = events.length > 8 ? `, … (${events.length} events)` : "";
+    const more = events.length > 8 ? `, … (${events.length} listed)` : "";
     const typeList = types.length > 4 ? `${types.slice(0, 4).join(", ")}, …` : types.join(", ");
     parts.push(`events ${shown}${more}${types.length > 0 ? ` (${typeList})` : ""}`);
   }
@@ -138,15 +138,17 @@ function where(g: Group, multiRequest: boolean): string {
 /** A fault's lines: the rule and where, the first message, and (when more than one) the count and the checks. */
 function faultLines(g: Group, multiRequest: boolean, across: boolean): string[] {
   const lines = [`      ✗ ${g.rule}  ${where(g, multiRequest)}`];
-  // The distinct messages (numbers aside: "missing on 10 events" and "on 22 events" are one), at most three.
+  // The distinct messages (numbers aside: "missing on 10 events" and "on 22 events" are one): all when
+  // three or fewer, else the first and how many more (the same fault on many events of many types).
   const messages = new Map<string, string>();
   for (const o of g.occurrences) {
     const key = o.v.message.replace(/\d+/g, "#");
     if (!messages.has(key)) messages.set(key, o.v.message);
   }
   const distinct = [...messages.values()];
-  for (const m of distinct.slice(0, 3)) lines.push(`          ${m}`);
-  if (distinct.length > 3) lines.push(`          … and ${distinct.length - 3} other message(s) (--json has them all)`);
+  for (const m of distinct.length <= 3 ? distinct : distinct.slice(0, 1)) lines.push(`          ${m}`);
+  if (distinct.length > 3)
+    lines.push(`          … and ${distinct.length - 1} other message(s) like it (--json has them all)`);
   if (across) {
     const shown = g.checks.slice(0, 6).map((c) => `${c.name} (${c.count})`);
     const more = g.checks.length > 6 ? `, … (${g.checks.length} checks)` : "";
