@@ -182,7 +182,7 @@ export function formatReport(report: BatteryReport, options: TextReportOptions):
     const alsoHere = shared.filter((g) => g.checks.some((c) => c.name === r.name));
     if (alsoHere.length > 0)
       lines.push(
-        `      and ${alsoHere.length} fault(s) seen in several checks, listed once below (${alsoHere.map((g) => g.rule).join(", ")})`,
+        `      and ${alsoHere.length} fault(s) seen in several checks, listed once below: ${alsoHere.map((g) => `${g.rule} ${g.path}`).join(", ")}`,
       );
     for (const n of r.specNotes ?? []) lines.push(`      note: ${n.rule} ${n.path}: ${n.message}`);
   }
