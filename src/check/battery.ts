@@ -47,6 +47,12 @@ export interface Exchange {
   request: BatteryRequest;
   answer: RawAnswer;
   verdict?: Verdict;
+  /**
+   * The status (501 or 405) with which the server refused this request sent
+   * without `stream`: it was sent again with `stream: true`, and `answer` is
+   * that stream, its fold standing for the response.
+   */
+  refused?: number;
 }
 
 /** A violation found by a check, with the request (0-based, within the check) it belongs to. */
@@ -61,6 +67,8 @@ export interface ExchangeSummary {
   /** The response's status (completed, incomplete, failed), when there was a response. */
   responseStatus?: string;
   failure?: string;
+  /** The request was sent without `stream`, refused with this status (501 or 405), and sent again streamed: the rest describes the stream. */
+  refusedNonStreamed?: number;
 }
 
 export interface CheckResult {
@@ -73,6 +81,12 @@ export interface CheckResult {
   violations: CheckViolation[];
   /** Violations found beyond the checker's limits, not listed. */
   suppressed: number;
+  /** The same, by rule. */
+  suppressedByRule: Partial<Record<Violation["rule"], number>>;
+  /** What the spec allows but is worth saying (`usage: null`): these fail nothing. */
+  specNotes: CheckViolation[];
+  /** Whether a non-streamed request of the check was refused (501, 405) and judged over a stream instead. */
+  streamedInstead?: boolean;
 }
 
 export interface BatteryReport {
@@ -83,6 +97,10 @@ export interface BatteryReport {
   unreachable?: string;
   results: CheckResult[];
   summary: { passed: number; failed: number; skipped: number; violations: number };
+  /** The checks judged over streams because the server refused their non-streamed requests (501, 405). */
+  streamedInstead: string[];
+  /** What the base URL looks like from outside (set by the shell, which probes): hints, in words. */
+  baseUrl?: string[];
 }
 
 interface Judgement {
@@ -338,14 +356,14 @@ export const BATTERY: readonly BatteryCheck[] = [
         return { stream: false, body: { model, input: "Remember the code word: cobalt. Reply with OK.", store: true } };
       if (done.length === 1) {
         const id = done[0].verdict?.response?.id;
-        if (done[0].verdict?.kind !== "response" || typeof id !== "string") return undefined;
+        if (!done[0].verdict || done[0].verdict.kind === "error" || typeof id !== "string") return undefined;
         return { stream: false, body: { model, previous_response_id: id, input: "What was the code word?" } };
       }
       return undefined;
     },
     judge(done) {
       const [first, second] = done;
-      if (first.verdict?.kind !== "response") return {};
+      if (!first.verdict || first.verdict.kind === "error") return {};
       if (typeof first.verdict.response?.id !== "string")
         return {
           violations: [
@@ -599,19 +617,39 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
     const done: Exchange[] = [];
     const violations: CheckViolation[] = [];
     const notes: string[] = [];
+    const specNotes: CheckViolation[] = [];
+    const suppressedByRule: CheckResult["suppressedByRule"] = {};
     let suppressed = 0;
+    let streamedInstead = false;
     for (let request = check.next(options.model, done); request; request = check.next(options.model, done)) {
-      const answer = await options.send(request);
+      let answer = await options.send(request);
       if (answer.status === undefined && results.length === 0 && done.length === 0) {
         unreachable = answer.failure ?? "the connection failed";
         break outer;
       }
+      let refused: number | undefined;
+      if (!request.stream && request.body && REFUSED_NON_STREAMED.has(answer.status ?? 0)) {
+        // A server that only streams: ask again with stream: true, and judge the stream by the same rules.
+        refused = answer.status;
+        request = { ...request, stream: true, body: { ...request.body, stream: true } };
+        answer = await options.send(request);
+        streamedInstead = true;
+      }
       const judged = judgeAnswer(request, answer, options.dialect);
       const n = done.length;
       violations.push(...judged.violations.map((v) => ({ ...v, request: n })));
+      specNotes.push(...(judged.verdict?.notes ?? []).map((v) => ({ ...v, request: n })));
       if (judged.note) notes.push(judged.note);
-      for (const c of Object.values(judged.verdict?.suppressed ?? {})) suppressed += c ?? 0;
-      done.push({ request, answer, verdict: judged.verdict });
+      for (const [rule, c] of Object.entries(judged.verdict?.suppressed ?? {}) as [Violation["rule"], number][]) {
+        suppressed += c;
+        suppressedByRule[rule] = (suppressedByRule[rule] ?? 0) + c;
+      }
+      const verdict = refused !== undefined && judged.verdict ? asResponse(judged.verdict) : judged.verdict;
+      done.push({ request, answer, verdict, ...(refused !== undefined ? { refused } : {}) });
+      if (refused !== undefined)
+        notes.push(
+          `${done.length > 1 || check.next(options.model, done) ? `request ${n + 1}: ` : ""}the server refused the request without \`stream\` (${refused}), so it was sent again with \`stream: true\` and judged over the stream`,
+        );
       if (answer.status === undefined) break;
     }
     const judged =
@@ -631,6 +669,9 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
       requests: done.map(summarise),
       violations,
       suppressed,
+      suppressedByRule,
+      specNotes,
+      ...(streamedInstead ? { streamedInstead } : {}),
     };
     results.push(result);
     options.onResult?.(result);
@@ -649,7 +690,24 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
     ...(unreachable ? { unreachable } : {}),
     results,
     summary,
+    streamedInstead: results.filter((r) => r.streamedInstead).map((r) => r.name),
   };
+}
+
+/** The statuses that mean "not without a stream": Not Implemented, Method Not Allowed. */
+const REFUSED_NON_STREAMED: ReadonlySet<number> = new Set([501, 405]);
+
+/**
+ * A stream's verdict standing for the JSON response the request would have
+ * got: the terminal snapshot, its `output` the fold of the stream's events
+ * (what a client reading the stream has), so the check judges it as it
+ * would judge the body.
+ */
+function asResponse(verdict: Verdict): Verdict {
+  const snapshot = verdict.response;
+  const fold = verdict.stream?.output;
+  if (!snapshot || !fold || fold.length === 0) return verdict;
+  return { ...verdict, response: { ...snapshot, output: fold } };
 }
 
 /**
@@ -673,5 +731,6 @@ function summarise(ex: Exchange): ExchangeSummary {
   const status = ex.verdict?.response?.status;
   if (typeof status === "string") out.responseStatus = status;
   if (ex.answer.failure) out.failure = ex.answer.failure;
+  if (ex.refused !== undefined) out.refusedNonStreamed = ex.refused;
   return out;
 }

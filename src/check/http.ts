@@ -33,10 +33,19 @@ export interface Verdict {
   error?: Record<string, unknown>;
   /** For streams, the stream's verdict. */
   stream?: StreamVerdict;
+  /** What the spec allows but is worth saying (`usage: null`); fails nothing. */
+  notes: Violation[];
 }
 
 function finish(list: ViolationList, kind: Verdict["kind"], extra: Partial<Verdict> = {}): Verdict {
-  return { ok: list.found === 0, violations: list.items, suppressed: list.suppressed, kind, ...extra };
+  return {
+    ok: list.found === 0,
+    violations: list.items,
+    suppressed: list.suppressed,
+    kind,
+    notes: list.notes,
+    ...extra,
+  };
 }
 
 function parseBody(body: string, list: ViolationList): { ok: true; value: unknown } | { ok: false } {
@@ -172,6 +181,7 @@ export function checkAnswer(input: AnswerInput & { stream?: boolean }): Verdict 
       kind: "stream",
       response: v.response,
       stream: v,
+      notes: v.notes,
     };
   }
   return checkResponseBody(input);

@@ -14,7 +14,15 @@
  * not use the server's src/spec, nor is it used by test/compliance, so each
  * checks the other.
  */
-export { RULES, ViolationList, jsonPath, type RuleId, type Violation, type ViolationLimits } from "./rules.js";
+export {
+  RULES,
+  ViolationList,
+  jsonPath,
+  pathPattern,
+  type RuleId,
+  type Violation,
+  type ViolationLimits,
+} from "./rules.js";
 export {
   CHECK_DIALECTS,
   DIALECT_RULES,
@@ -41,4 +49,12 @@ export {
   type RunOptions,
   type Send,
 } from "./battery.js";
-export { formatReport, jsonReport, type TextReportOptions } from "./report.js";
+export { formatReport, groupViolations, jsonReport, type TextReportOptions, type ViolationGroup } from "./report.js";
+export {
+  baseUrlHints,
+  givenEndpoint,
+  needsPathProbe,
+  servedByBattery,
+  specEndpoint,
+  type PathProbe,
+} from "./base-url.js";

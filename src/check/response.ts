@@ -87,7 +87,16 @@ export function responseViolations(res: unknown, ctx: ResponseContext): Violatio
   if (status === "completed") {
     if (res.completed_at === null)
       add("response.terminal", "`completed_at` is null in a completed response", at("completed_at"));
-    if (res.usage === null) add("response.terminal", "`usage` is null in a completed response", at("usage"));
+    // openapi.json makes `usage` nullable ("if applicable"): a note, not a violation.
+    if (res.usage === null)
+      out.push({
+        rule: "response.terminal",
+        message:
+          "`usage` is null in a completed response: the spec allows it (usage is nullable), but clients that count tokens get nothing",
+        path: at("usage"),
+        level: "note",
+        ...ctx.where,
+      });
     if (res.error !== null && res.error !== undefined)
       add("response.terminal", `\`error\` is ${show(res.error)} in a completed response; it must be null`, at("error"));
     if (res.incomplete_details !== null && res.incomplete_details !== undefined)

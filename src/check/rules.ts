@@ -62,6 +62,17 @@ export interface Violation {
   event?: number;
   /** The event's `type`, when it has one. */
   eventType?: string;
+  /**
+   * How many occurrences this one violation stands for, when the checker
+   * folded a fault repeated on many events (or many events of one item) into
+   * it. Absent: one.
+   */
+  count?: number;
+  /**
+   * `"note"`: something worth saying that the spec allows (`usage: null`).
+   * Notes are kept apart (`ViolationList.notes`) and fail nothing.
+   */
+  level?: "note";
 }
 
 /** Where a violation was found: an event of a stream, or a body. */
@@ -99,6 +110,8 @@ export interface ViolationLimits {
  */
 export class ViolationList {
   readonly items: Violation[] = [];
+  /** Notes (`level: "note"`): what the spec allows but is worth saying. At most `perRule` of them. */
+  readonly notes: Violation[] = [];
   /** Violations found but not kept, by rule. */
   readonly suppressed: Partial<Record<RuleId, number>> = {};
   private readonly perRule: number;
@@ -112,6 +125,12 @@ export class ViolationList {
 
   /** Adds a violation; returns it if it was kept. */
   add(v: Violation): Violation | undefined {
+    if (v.level === "note") {
+      if (this.notes.length >= this.perRule) return undefined;
+      if (!this.notes.some((n) => n.rule === v.rule && n.path === v.path && n.message === v.message))
+        this.notes.push(v);
+      return undefined;
+    }
     const n = (this.counts.get(v.rule) ?? 0) + 1;
     this.counts.set(v.rule, n);
     if (n > this.perRule || this.items.length >= this.total) {
@@ -128,6 +147,15 @@ export class ViolationList {
     for (const c of this.counts.values()) n += c;
     return n;
   }
+}
+
+/**
+ * The path with its indexes generalized (`$.output[2].content[0]` →
+ * `$.output[*].content[*]`), so the same fault on different items, parts or
+ * events reads as one.
+ */
+export function pathPattern(path: string): string {
+  return path.replace(/\[\d+\]/g, "[*]");
 }
 
 /** A short, quoted rendering of a value for messages. */

@@ -57,6 +57,8 @@ export interface StreamVerdict {
   output: unknown[];
   /** Whether `data: [DONE]` came. */
   done: boolean;
+  /** Notes: what the spec allows but is worth saying (`usage: null`). They fail nothing. */
+  notes: Violation[];
 }
 
 type Kind = "content" | "summary";
@@ -85,6 +87,18 @@ interface ItemState {
   argsDone?: string;
   /** The item of `output_item.done`, once it came. */
   done?: Record<string, unknown>;
+  /** Some part event named a part that no `*_part.added` opened: its parts are not compared at output_item.done. */
+  orphanParts?: boolean;
+}
+
+/**
+ * A fault that makes the later rules of one item (or part) meaningless: the
+ * first event reports it, the later events of that item are counted, not
+ * judged, and the violation says how many.
+ */
+interface Orphan {
+  violation?: Violation;
+  count: number;
 }
 
 const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -159,6 +173,10 @@ export class StreamChecker {
   private open?: ItemState;
   private incompleteAt?: number;
   private ended?: StreamVerdict;
+  /** Items events named that no output_item.added opened, by output_index. */
+  private readonly orphanItems = new Map<string, Orphan>();
+  /** Parts events named that no part.added opened, by output_index, kind and index. */
+  private readonly orphanParts = new Map<string, Orphan>();
 
   constructor(options: StreamCheckOptions = {}) {
     this.rules = dialectRules(options.dialect);
@@ -299,8 +317,16 @@ export class StreamChecker {
           event: this.index - 1,
         });
     }
-    if (this.seqMissing?.violation && this.seqMissing.count > 1)
+    if (this.seqMissing?.violation && this.seqMissing.count > 1) {
       this.seqMissing.violation.message += ` (missing on ${this.seqMissing.count} events in all)`;
+      this.seqMissing.violation.count = this.seqMissing.count;
+    }
+    for (const orphan of [...this.orphanItems.values(), ...this.orphanParts.values()]) {
+      if (!orphan.violation) continue;
+      orphan.violation.count = orphan.count;
+      if (orphan.count > 1)
+        orphan.violation.message += ` (${orphan.count - 1} later event(s) of it counted, not judged)`;
+    }
     if (this.index === 0) this.add({ rule: "stream.terminal", message: "the stream has no events at all", path: "$" });
     else if (this.phase !== "terminal") {
       if (this.errorAt !== undefined)
@@ -336,6 +362,7 @@ export class StreamChecker {
       response: this.terminalResponse,
       output: this.folded(),
       done: this.doneSeen,
+      notes: this.list.notes,
     };
     return this.ended;
   }
@@ -554,7 +581,11 @@ export class StreamChecker {
     const idx = ev.output_index;
     const item = typeof idx === "number" ? this.items[idx] : undefined;
     if (!item) {
-      bad(`\`${type}\` names output_index ${show(idx)}, where no output_item.added came`, "output_index");
+      this.orphanItem(
+        idx,
+        `\`${type}\` names output_index ${show(idx)}, where no output_item.added came; the item's later events are not judged (part.order, text.done, item.done, and the fold of the stream)`,
+        where,
+      );
       return undefined;
     }
     if (item.done) {
@@ -592,11 +623,21 @@ export class StreamChecker {
     const part = typeof idx === "number" ? list[idx] : undefined;
     const opener = kind === "content" ? "content_part.added" : "reasoning_summary_part.added";
     if (!part) {
-      this.add({
-        rule: "part.order",
-        message: `\`${type}\` for ${key} ${show(idx)}, which no ${opener} opened`,
-        path: subPath("$", key),
-        ...where,
+      item.orphanParts = true;
+      const orphanKey = `${item.index}\u0000${kind}\u0000${show(idx)}`;
+      const seen = this.orphanParts.get(orphanKey);
+      if (seen) {
+        seen.count++;
+        return undefined;
+      }
+      this.orphanParts.set(orphanKey, {
+        count: 1,
+        violation: this.add({
+          rule: "part.order",
+          message: `\`${type}\` for ${key} ${show(idx)}, which no ${opener} opened; the part's later events are not judged, nor the item's parts at output_item.done`,
+          path: subPath("$", key),
+          ...where,
+        }),
       });
       return undefined;
     }
@@ -906,10 +947,10 @@ export class StreamChecker {
     const idx = ev.output_index;
     const state = typeof idx === "number" ? this.items[idx] : undefined;
     if (!state) {
-      bad(
-        "item.order",
-        `output_item.done for output_index ${show(idx)}, where no output_item.added came`,
-        "output_index",
+      this.orphanItem(
+        idx,
+        `output_item.done for output_index ${show(idx)}, where no output_item.added came; the fold of the stream is not judged`,
+        where,
       );
       return;
     }
@@ -997,8 +1038,10 @@ export class StreamChecker {
             "arguments",
           );
       }
-      if (state.type === "message") this.compareParts(state.content, item.content, "content", where);
-      if (state.type === "reasoning") {
+      if (state.orphanParts) {
+        // Parts streamed without their part.added: the part.order violation said so; comparing them means nothing.
+      } else if (state.type === "message") this.compareParts(state.content, item.content, "content", where);
+      else if (state.type === "reasoning") {
         this.compareParts(state.summary, item.summary, "summary", where);
         if (state.content.length > 0 || (Array.isArray(item.content) && item.content.length > 0))
           this.compareParts(state.content, item.content, "content", where);
@@ -1006,6 +1049,20 @@ export class StreamChecker {
     }
     state.done = item;
     if (this.open === state) this.open = undefined;
+  }
+
+  /** An event for an item that no output_item.added opened: reported on its first event, counted after. */
+  private orphanItem(idx: unknown, message: string, where: Where): void {
+    const key = show(idx);
+    const seen = this.orphanItems.get(key);
+    if (seen) {
+      seen.count++;
+      return;
+    }
+    this.orphanItems.set(key, {
+      count: 1,
+      violation: this.add({ rule: "item.order", message, path: "$.output_index", ...where }),
+    });
   }
 
   /** The parts of a done item against those streamed. */
@@ -1063,6 +1120,8 @@ export class StreamChecker {
   /** The fold of the stream against the terminal snapshot's output. */
   private compareFold(res: Record<string, unknown>, where: Where): void {
     if (!Array.isArray(res.output)) return;
+    // Items streamed without output_item.added: the fold cannot be built (the item.order violation said so).
+    if (this.orphanItems.size > 0) return;
     const bad = (message: string, ...path: (string | number)[]) =>
       this.add({ rule: "fold", message, path: subPath("$", "response", "output", ...path), ...where });
     const fold = this.folded();

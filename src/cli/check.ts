@@ -11,12 +11,16 @@ import type { Argv } from "yargs";
 import { nearestName } from "../util/nearest-name.js";
 import {
   BATTERY_NAMES,
+  baseUrlHints,
   CHECK_DIALECTS,
+  needsPathProbe,
+  specEndpoint,
   formatReport,
   isCheckDialect,
   jsonReport,
   runBattery,
   type BatteryRequest,
+  type PathProbe,
   type RawAnswer,
 } from "../check/index.js";
 
@@ -158,6 +162,28 @@ async function send(settings: Settings, request: BatteryRequest): Promise<RawAns
   return answer;
 }
 
+/**
+ * Probes the spec's own path (`ORIGIN/v1/responses`) with a body that is not
+ * JSON: a served path refuses it (400), an unserved one answers 404. Nothing
+ * is generated, so a real model is not billed.
+ */
+async function probeSpecPath(settings: Settings): Promise<PathProbe> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  try {
+    const res = await fetch(specEndpoint(settings.base), {
+      method: "POST",
+      headers,
+      body: "{",
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    });
+    await res.body?.cancel();
+    return { status: res.status };
+  } catch (err) {
+    return { failure: describeFailure(err, settings.timeoutMs) };
+  }
+}
+
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
 }
@@ -178,6 +204,11 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
     only: settings.only,
     send: (request) => send(settings, request),
   });
+  if (!report.unreachable) {
+    const probe = needsPathProbe(settings.base) ? await probeSpecPath(settings) : undefined;
+    const hints = baseUrlHints(settings.base, report, probe);
+    if (hints.length > 0) report.baseUrl = hints;
+  }
   if (settings.json) await write(process.stdout, jsonReport(report, settings.base));
   else
     await write(

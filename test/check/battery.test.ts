@@ -8,9 +8,12 @@
 import { describe, expect, it } from "vitest";
 import {
   BATTERY_NAMES,
+  baseUrlHints,
   formatReport,
+  groupViolations,
   jsonReport,
   runBattery,
+  type BatteryReport,
   type BatteryRequest,
   type RawAnswer,
 } from "../../src/check/index.js";
@@ -143,10 +146,25 @@ describe("runBattery", () => {
     expect(text).toContain(
       "SKIP  reasoning              reasoning, streamed — 200 text/event-stream, 10 events, completed\n      not exercised: the server sent no reasoning item",
     );
+    // A fault that shows in several checks is listed once, after the checks, with its count and checks.
     expect(text).toContain(
-      "FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      ✗ behaviour.tool-choice  $.output\n          `tool_choice` named get_weather, but the response has no function_call",
+      "FAIL  function-tool          a forced function call, streamed — 200 text/event-stream, 10 events, completed\n      and 1 fault(s) seen in several checks, listed once below: behaviour.tool-choice $.output\n",
     );
-    expect(text).toContain("15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s)");
+    expect(text).toContain(
+      "In several checks (each fault once; --json lists every occurrence):\n" +
+        "      ✗ behaviour.tool-choice  $.output\n" +
+        "          `tool_choice` named get_weather, but the response has no function_call\n" +
+        '          `tool_choice` is "required", but the response has no function_call\n' +
+        "          ×2 in 2 checks: function-tool (1), parallel-tools (1)\n",
+    );
+    // A fault of one check stays under it.
+    expect(text).toContain(
+      "FAIL  json-schema            json_schema output — 200 application/json, completed\n      ✗ behaviour.json-schema  $.output\n          the output text is not JSON",
+    );
+    expect(text.match(/✗ behaviour\.tool-choice/g)).toHaveLength(1);
+    expect(text).toContain(
+      "15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
+    );
     expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({
       target: "http://fake/v1",
       ok: false,
@@ -233,6 +251,140 @@ describe("runBattery", () => {
     expect(report.results.map((r) => r.outcome)).toEqual(["pass", "fail"]);
     expect(report.results[1].violations).toEqual([
       { rule: "http.unreachable", message: "no answer: ECONNRESET", path: "$", request: 0 },
+    ]);
+  });
+
+  it("a request refused without stream (501 or 405) is sent again streamed, and the check judged on the stream", async () => {
+    const sent: BatteryRequest[] = [];
+    const refusing = (status: number) => async (request: BatteryRequest) => {
+      sent.push(request);
+      if (!request.stream && request.raw === undefined)
+        return { status, contentType: "application/json", body: '{"error":{"message":"stream only"}}' };
+      return textOnly(request);
+    };
+    for (const status of [501, 405]) {
+      sent.length = 0;
+      const report = await runBattery({
+        model: "m",
+        dialect: "open-responses",
+        only: ["instructions", "previous-response-id", "json-schema", "bad-json"],
+        send: refusing(status),
+      });
+      const by = (name: string) => report.results.find((r) => r.name === name)!;
+      expect(report.streamedInstead).toEqual(["instructions", "previous-response-id", "json-schema"]);
+      expect(by("instructions")).toMatchObject({
+        outcome: "pass",
+        streamedInstead: true,
+        requests: [{ stream: true, status: 200, refusedNonStreamed: status, messages: 10 }],
+      });
+      // Both turns of previous-response-id went over streams, the second naming the first's id.
+      expect(by("previous-response-id").requests).toMatchObject([
+        { stream: true, refusedNonStreamed: status },
+        { stream: true, refusedNonStreamed: status },
+      ]);
+      expect(sent.filter((r) => r.body?.previous_response_id !== undefined)).toHaveLength(2);
+      // json-schema is judged on the fold of the stream: "Hello there!" is not JSON.
+      expect(by("json-schema").violations).toMatchObject([
+        { rule: "behaviour.json-schema", message: 'the output text is not JSON: "Hello there!"' },
+      ]);
+      // A body that is not JSON is not sent again (whether it asked for a stream is unknown).
+      expect(by("bad-json").streamedInstead).toBeUndefined();
+    }
+    // Another refusal (400, 500) is judged as it is, not sent again.
+    const report = await runBattery({ model: "m", dialect: "open-responses", only: ["text"], send: refusing(500) });
+    expect(report.results[0].requests).toEqual([{ stream: false, status: 500, contentType: "application/json" }]);
+    expect(report.streamedInstead).toEqual([]);
+  });
+
+  it("groups: one fault per rule and path pattern, counting folded events and violations over the limits", () => {
+    const base = { outcome: "fail" as const, title: "t", requests: [], specNotes: [] };
+    const report = {
+      dialect: "open-responses" as const,
+      model: "m",
+      ok: false,
+      streamedInstead: [],
+      summary: { passed: 0, failed: 2, skipped: 0, violations: 4 },
+      results: [
+        {
+          ...base,
+          name: "a",
+          suppressed: 5,
+          suppressedByRule: { "sse.event-name": 5 },
+          violations: [
+            {
+              rule: "sequence-number" as const,
+              message: "missing (10 events)",
+              path: "$.sequence_number",
+              count: 10,
+              request: 0,
+            },
+            { rule: "sse.event-name" as const, message: "no event: x", path: "$.type", event: 1, request: 0 },
+            { rule: "item.done" as const, message: "status", path: "$.item.content[0].text", event: 8, request: 0 },
+          ],
+        },
+        {
+          ...base,
+          name: "b",
+          suppressed: 0,
+          suppressedByRule: {},
+          violations: [
+            { rule: "item.done" as const, message: "status", path: "$.item.content[3].text", event: 9, request: 0 },
+          ],
+        },
+      ],
+    };
+    expect(groupViolations(report)).toEqual([
+      {
+        rule: "sequence-number",
+        path: "$.sequence_number",
+        message: "missing (10 events)",
+        count: 10,
+        checks: [{ name: "a", count: 10 }],
+      },
+      { rule: "sse.event-name", path: "$.type", message: "no event: x", count: 6, checks: [{ name: "a", count: 6 }] },
+      {
+        rule: "item.done",
+        path: "$.item.content[*].text",
+        message: "status",
+        count: 2,
+        checks: [
+          { name: "a", count: 1 },
+          { name: "b", count: 1 },
+        ],
+      },
+    ]);
+  });
+
+  it("baseUrlHints: the spec's path not served, a root without /v1, and nothing when all is well", () => {
+    const answered = (status: number): BatteryReport => ({
+      dialect: "open-responses",
+      model: "m",
+      ok: true,
+      streamedInstead: [],
+      summary: { passed: 1, failed: 0, skipped: 0, violations: 0 },
+      results: [
+        {
+          name: "text",
+          title: "t",
+          outcome: "pass",
+          requests: [{ stream: false, status }],
+          violations: [],
+          suppressed: 0,
+          suppressedByRule: {},
+          specNotes: [],
+        },
+      ],
+    });
+    expect(baseUrlHints("http://h:1/api", answered(200), { status: 404 })).toEqual([
+      "the server answers at http://h:1/api/responses, but not at the spec's own path http://h:1/v1/responses (status 404): clients that take the spec's path (an SDK given http://h:1/v1) will not find it",
+    ]);
+    expect(baseUrlHints("http://h:1", answered(404), { status: 400 })).toEqual([
+      "http://h:1/responses answered 404 to every request, but the spec's own path http://h:1/v1/responses answers (status 400): did you mean http://h:1/v1?",
+    ]);
+    expect(baseUrlHints("http://h:1/api", answered(200), { status: 400 })).toEqual([]);
+    expect(baseUrlHints("http://h:1/v1", answered(200))).toEqual([]);
+    expect(baseUrlHints("http://h:1/v1", answered(404))).toEqual([
+      "http://h:1/v1/responses, the spec's own path, answered 404 to every request: it is not served here",
     ]);
   });
 });

@@ -138,6 +138,7 @@ describe("each rule fires on its own fault", () => {
         eventType: "response.created",
         path: "$.sequence_number",
         message: "`sequence_number` is missing on `response.created` (missing on 10 events in all)",
+        count: 10,
       },
     ]);
   });
@@ -330,13 +331,40 @@ describe("each rule fires on its own fault", () => {
     const events = textStream();
     events.splice(3, 1);
     const v = check(number(events));
-    // The part's later events name no part either, and output_item.done then carries a part that never streamed.
-    expect(ruleIds(v)).toEqual(["item.done", "part.order"]);
-    expect(v.violations[0]).toMatchObject({
-      event: 3,
-      eventType: "response.output_text.delta",
-      message: "`response.output_text.delta` for content_index 0, which no content_part.added opened",
-    });
+    // One violation: the part's later events (2 deltas, .done, content_part.done) are counted, not judged,
+    // and the item's parts are not compared at output_item.done (they never streamed as parts).
+    expect(v.violations).toEqual([
+      {
+        rule: "part.order",
+        event: 3,
+        eventType: "response.output_text.delta",
+        path: "$.content_index",
+        message:
+          "`response.output_text.delta` for content_index 0, which no content_part.added opened; the part's later events are not judged, nor the item's parts at output_item.done (3 later event(s) of it counted, not judged)",
+        count: 4,
+      },
+    ]);
+  });
+
+  it("item.order: events for an item no output_item.added opened are one violation, and stop that item's rules", () => {
+    // A bridge that sends no output_item or content_part events: only deltas, .done, and the terminal event.
+    const events = number(
+      textStream().filter((e) => !/^response\.(output_item|content_part)\.(added|done)$/.test(e.type as string)),
+    );
+    const v = check(events);
+    expect(v.violations).toEqual([
+      {
+        rule: "item.order",
+        event: 2,
+        eventType: "response.output_text.delta",
+        path: "$.output_index",
+        message: expect.stringMatching(
+          /^`response\.output_text\.delta` names output_index 0, where no output_item\.added came; the item's later events are not judged \(part\.order, text\.done, item\.done, and the fold of the stream\) \(\d+ later event\(s\) of it counted, not judged\)$/,
+        ),
+        count: expect.any(Number),
+      },
+    ]);
+    expect(v.violations[0].count).toBe(events.filter((e) => typeof e.output_index === "number").length);
   });
 
   it("part.order and part.added: parts open empty, close after their .done, and deltas match the part's kind", () => {
@@ -559,17 +587,31 @@ describe("each rule fires on its own fault", () => {
     ]);
   });
 
-  it("response.terminal and response.stable", () => {
+  it("response.terminal and response.stable; usage: null is a note (openapi.json makes it nullable)", () => {
     const events = textStream();
     events[9].response.usage = null;
     events[9].response.id = "resp_2";
+    const v = check(events);
+    expect(v.notes).toEqual([
+      {
+        rule: "response.terminal",
+        level: "note",
+        event: 9,
+        eventType: "response.completed",
+        path: "$.response.usage",
+        message:
+          "`usage` is null in a completed response: the spec allows it (usage is nullable), but clients that count tokens get nothing",
+      },
+    ]);
+    events[9].response.usage = USAGE;
+    events[9].response.completed_at = null;
     expect(check(events).violations).toEqual([
       {
         rule: "response.terminal",
         event: 9,
         eventType: "response.completed",
-        path: "$.response.usage",
-        message: "`usage` is null in a completed response",
+        path: "$.response.completed_at",
+        message: "`completed_at` is null in a completed response",
       },
       {
         rule: "response.stable",
