@@ -204,10 +204,13 @@ describe("two processes sharing one Redis", () => {
     });
     expect((await call(`${b.origin}/__mock/reset`, { method: "POST", headers: h })).status).toBe(204);
     expect((await create(a, { input: "hi" }, h)).json!.output[0].content[0].text).not.toBe("never taken");
-    // Bad input is refused as in memory.
-    const bad = await call(`${a.origin}/__mock/scenarios`, { body: { scenario: "text" }, headers: h });
+    // Bad input is refused as in memory: an unknown name, a bad scenario.
+    const bad = await call(`${a.origin}/__mock/scenarios`, { body: { scenario: "no-such-scenario" }, headers: h });
     expect(bad.status).toBe(400);
     expect(bad.json!.error.code).toBe("invalid_scenario");
+    const broken = await call(`${a.origin}/__mock/scenarios`, { body: { scenario: { name: "x" } }, headers: h });
+    expect(broken.status).toBe(400);
+    expect(broken.json!.error.code).toBe("invalid_scenario");
   }, 20_000);
 
   it("share the journal: each process lists every process's requests, and a delete clears them all", async () => {
