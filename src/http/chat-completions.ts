@@ -21,7 +21,7 @@ import { playTurn, prepareTurn, type TurnInput } from "../turn/turn.js";
 import { readObjectBody } from "./body.js";
 import type { AppDeps } from "./deps.js";
 import { onClientGone, sendJson } from "./raw.js";
-import { disconnectSignal } from "./responses.js";
+import { disconnectSignal, playAsJson } from "./responses.js";
 import { drained } from "./sse.js";
 import { parseCreateRequest } from "./validate.js";
 
@@ -162,17 +162,5 @@ export async function handleChatCompletion(
   const response = answer.response as ResponseResource;
   const failed = response.status === "failed";
   const body = JSON.stringify(failed ? { error: chatError(response.error) } : chatCompletion(frame, response));
-  let reached = 0;
-  const jsonSink: PaceSink = {
-    event: () => !res.destroyed && ++reached > 0,
-    heartbeat: () => !res.destroyed,
-    end: () => sendJson(res, failed ? 500 : 200, body, answerHeaders),
-    destroy: () => res.destroy(),
-  };
-  await playTurn(deps, turn, jsonSink, {
-    signal: () => disconnectSignal(res),
-    done: false,
-    json: true,
-    sent: () => reached,
-  });
+  await playAsJson(deps, turn, res, () => sendJson(res, failed ? 500 : 200, body, answerHeaders));
 }

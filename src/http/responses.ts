@@ -9,7 +9,7 @@ import { dialectHeaders, responseBody } from "../dialect/index.js";
 import type { JournalEntry } from "../journal/journal.js";
 import { ApiError } from "../spec/index.js";
 import type { AbortLike, PaceSink } from "../timing/pacer.js";
-import { playTurn, prepareTurn, startRun } from "../turn/turn.js";
+import { playTurn, prepareTurn, startRun, type PreparedTurn } from "../turn/turn.js";
 import { readCreateRequest } from "./create-request.js";
 import type { AppDeps } from "./deps.js";
 import { followRun } from "./follow-run.js";
@@ -100,12 +100,20 @@ export async function handleCreateResponse(
 
   // Not streamed: the whole answer arrives when its stream would have ended (at once when it is not paced); faults apply alike.
   const body = responseBody(dialect, answer.response, plan);
+  await playAsJson(deps, turn, res, () => sendJson(res, 200, body, answerHeaders()));
+}
+
+/**
+ * Plays a turn whose answer is one JSON body (`send` writes it), sent when its
+ * stream would have ended: nothing goes out per event, and faults apply alike.
+ */
+export async function playAsJson(deps: AppDeps, turn: PreparedTurn, res: ServerResponse, send: () => void) {
   let reached = 0;
   const jsonSink: PaceSink = {
     // Nothing is sent per event; counted only to tell a hang from a client that left before it.
     event: () => !res.destroyed && ++reached > 0,
     heartbeat: () => !res.destroyed,
-    end: () => sendJson(res, 200, body, answerHeaders()),
+    end: send,
     destroy: () => res.destroy(),
   };
   await playTurn(deps, turn, jsonSink, {

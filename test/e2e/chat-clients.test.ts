@@ -18,28 +18,12 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { readChatRequest } from "../../src/dialect/chat-request.js";
 import type { MockServer } from "../../src/server.js";
+import { CHAT_TOOLS } from "../support/chat-sse.js";
 import { useServer } from "../support/server.js";
 
 type Json = Record<string, unknown>;
 
-const TOOLS: ChatCompletionTool[] = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather for a city",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "get_time",
-      description: "Local time in a city",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-];
+const TOOLS: ChatCompletionTool[] = CHAT_TOOLS;
 
 const MESSAGES: ChatCompletionMessageParam[] = [
   { role: "developer", content: "Answer briefly." },

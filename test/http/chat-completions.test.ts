@@ -10,27 +10,9 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { fixedClock } from "../../src/timing/clock.js";
-import { foldChatChunks, parseChatSse, type Json } from "../support/chat-sse.js";
+import { CHAT_TOOLS, foldChatChunks, parseChatSse, type Json } from "../support/chat-sse.js";
 import { TEST_NOW_MS, useServer } from "../support/server.js";
 
-const CHAT_TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather for a city",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "get_time",
-      description: "Local time in a city",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-];
 const RESPONSES_TOOLS = CHAT_TOOLS.map((t) => ({ type: "function", ...t.function }));
 
 async function chat(mock: MockServer, body: unknown, headers: Record<string, string> = {}) {

@@ -9,6 +9,26 @@ import { SseFormatError } from "./sse-parser.js";
 
 export type Json = Record<string, unknown>;
 
+/** Two function tools in Chat Completions' form (the chat tests' and the chat clients'). */
+export const CHAT_TOOLS = [
+  {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      description: "Current weather for a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+  {
+    type: "function" as const,
+    function: {
+      name: "get_time",
+      description: "Local time in a city",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
+
 export interface ParsedChatStream {
   /** Every `chat.completion.chunk`, in order. */
   chunks: Json[];
