@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { runBridgeChecks } from "../../src/cli/bridge.js";
 import { checkSettings, send } from "../../src/cli/check.js";
-import { fidelityViolations, translationViolations, type BatteryReport, type Verdict } from "../../src/check/index.js";
+import {
+  fidelityViolations,
+  formatReport,
+  jsonReport,
+  translationViolations,
+  type BatteryReport,
+  type Verdict,
+} from "../../src/check/index.js";
 
 /** A port free now (listened on, then closed). */
 async function freePort(): Promise<number> {
@@ -318,5 +325,67 @@ describe("the bridge rules, pure", () => {
     );
     const found = translationViolations(down, up({ name: "f", description: "d" }));
     expect(found).toEqual([expect.objectContaining({ rule: "upstream.tools", path: "$.tools[0]" })]);
+  });
+});
+
+describe("check --bridge: the report and the flags", () => {
+  it("shows both sides: the upstream line, [side] on each fault; --json has rule, side, message, path", async () => {
+    const port = await freePort();
+    const bridge = await brokenBridge(port, DEFECTS["tool_choice not forwarded"].defect);
+    let report: BatteryReport;
+    try {
+      report = await bench(bridge.base, port, ["tool-choice-none"]);
+    } finally {
+      await bridge.close();
+    }
+    const text = formatReport(report, { target: bridge.base });
+    // The README's example ("Test a bridge"), line for line.
+    expect(text).toContain(
+      [
+        'FAIL  tool-choice-none  tool_choice "none" — 200 application/json; charset=utf-8, completed',
+        "      upstream: POST /v1/chat/completions (1 message(s), 1 tool(s), stream false)",
+        "      ✗ [upstream] upstream.tool-choice  $.tool_choice",
+        '          `tool_choice` "none" must go upstream as "none"; got nothing',
+      ].join("\n"),
+    );
+    expect(text).toContain("--bridge (upstream API chat)");
+    const json = JSON.parse(jsonReport(report, bridge.base)) as {
+      results: { violations: Record<string, unknown>[]; upstream: { requests: { path: string; body: Json }[] } }[];
+    };
+    expect(json.results[0].violations).toEqual([
+      expect.objectContaining({
+        rule: "upstream.tool-choice",
+        side: "upstream",
+        path: "$.tool_choice",
+        message: expect.stringContaining("tool_choice"),
+      }),
+    ]);
+    expect(json.results[0].upstream.requests).toEqual([
+      expect.objectContaining({
+        path: "/v1/chat/completions",
+        body: expect.objectContaining({ tools: expect.any(Array) }),
+      }),
+    ]);
+  });
+
+  const settings = (extra: Record<string, unknown>) => () =>
+    checkSettings({ url: "http://127.0.0.1:1/v1", model: "m", json: false, ...extra });
+
+  it("refuses bad flags, naming them", () => {
+    expect(settings({ bridge: true })).toThrow(/^--upstream-port: required with --bridge/);
+    expect(settings({ bridge: true, "upstream-port": "70000" })).toThrow(/^--upstream-port: expected a port number/);
+    expect(settings({ bridge: true, "upstream-port": "4011", "upstream-api": "responses" })).toThrow(
+      /^--upstream-api: 'responses' is not supported yet/,
+    );
+    expect(settings({ bridge: true, "upstream-port": "4011", "upstream-api": "chatt" })).toThrow(
+      /^--upstream-api: unknown API 'chatt'; did you mean 'chat'\?/,
+    );
+    expect(settings({ "upstream-port": "4011" })).toThrow(/^--upstream-port: only with --bridge/);
+    expect(settings({ bridge: true, "upstream-port": "4011", only: ["previous-response-id"] })).toThrow(
+      /^--only: unknown bridge check 'previous-response-id'/,
+    );
+    expect(settings({ bridge: true, "upstream-port": "4011" })()).toMatchObject({
+      bridge: { port: 4011, api: "chat" },
+    });
   });
 });
