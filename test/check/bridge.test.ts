@@ -8,6 +8,7 @@ import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { runBridgeChecks } from "../../src/cli/bridge.js";
+import { runCli } from "../support/run.js";
 import { checkSettings, send } from "../../src/cli/check.js";
 import {
   fidelityViolations,
@@ -387,5 +388,23 @@ describe("check --bridge: the report and the flags", () => {
     expect(settings({ bridge: true, "upstream-port": "4011" })()).toMatchObject({
       bridge: { port: 4011, api: "chat" },
     });
+  });
+});
+
+describe("openresponses-mock check --bridge, run as a user runs it (dist/)", () => {
+  it("passes our own proxy with exit 0, and says so when the upstream port is taken (exit 2)", async () => {
+    const port = await freePort();
+    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "chat" });
+    try {
+      const env = { env: { ...process.env, NO_COLOR: "1" } };
+      const ok = await runCli(["check", proxy.baseURL, "--bridge", "--upstream-port", String(port)], env);
+      expect(ok.stdout).toContain("12 checks: 12 passed, 0 failed, 0 skipped");
+      expect(ok.code).toBe(0);
+      const taken = await runCli(["check", proxy.baseURL, "--bridge", "--upstream-port", String(proxy.port)], env);
+      expect(taken.stderr).toContain(`--upstream-port: port ${proxy.port} is in use on 127.0.0.1`);
+      expect(taken.code).toBe(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
