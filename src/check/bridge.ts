@@ -385,12 +385,12 @@ export function translationViolations(down: Json, up: unknown): Violation[] {
           Array.isArray(up.tools) ? "$.tools" : "$",
         ),
       );
-    want.forEach((tool, i) => {
+    for (const tool of want) {
       const j = got.findIndex((g) => isObject(g) && isObject(g.function) && g.function.name === tool.name);
       if (j < 0) {
         if (got.length === want.length)
           out.push(v("upstream.tools", `the tool ${show(tool.name)} is not among the upstream tools`, "$.tools"));
-        return;
+        continue;
       }
       const g = got[j] as Json;
       const fn = g.function as Json;
@@ -405,8 +405,7 @@ export function translationViolations(down: Json, up: unknown): Violation[] {
         out.push(
           v("upstream.tools", `the tool ${show(tool.name)} went upstream with ${faults.join(", ")}`, `$.tools[${j}]`),
         );
-      void i;
-    });
+    }
   }
 
   // tool_choice → Chat Completions tool_choice.
@@ -416,7 +415,9 @@ export function translationViolations(down: Json, up: unknown): Violation[] {
     if (typeof choice === "string") want = choice;
     else if (isObject(choice) && choice.type === "function")
       want = { type: "function", function: { name: choice.name } };
-    if (want !== undefined && !jsonEqual(up.tool_choice, want))
+    // "auto" may be left out: it is Chat Completions' default when tools are present.
+    const defaulted = want === "auto" && up.tool_choice === undefined && Array.isArray(up.tools) && up.tools.length > 0;
+    if (want !== undefined && !defaulted && !jsonEqual(up.tool_choice, want))
       out.push(
         v(
           "upstream.tool-choice",

@@ -327,6 +327,18 @@ describe("the bridge rules, pure", () => {
     const found = translationViolations(down, up({ name: "f", description: "d" }));
     expect(found).toEqual([expect.objectContaining({ rule: "upstream.tools", path: "$.tools[0]" })]);
   });
+
+  it('upstream.tool-choice: "auto" may be left out when tools go upstream (the Chat default); "none" may not', () => {
+    const tool = { type: "function", name: "f", parameters: { type: "object" } };
+    const up = {
+      messages: [{ role: "user", content: "Hi" }],
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
+    };
+    expect(translationViolations({ input: "Hi", tools: [tool], tool_choice: "auto" }, up)).toEqual([]);
+    expect(translationViolations({ input: "Hi", tools: [tool], tool_choice: "none" }, up).map((v) => v.rule)).toEqual([
+      "upstream.tool-choice",
+    ]);
+  });
 });
 
 describe("check --bridge: the report and the flags", () => {
