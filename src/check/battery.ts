@@ -39,6 +39,8 @@ export interface RawAnswer {
   body: string;
   /** Why no whole answer came: a refused connection, a timeout, a cut stream. */
   failure?: string;
+  /** The answer's headers that a rule reads (`retry-after`), lower-case names. */
+  headers?: Record<string, string>;
 }
 
 export type Send = (request: BatteryRequest) => Promise<RawAnswer>;
@@ -56,7 +58,11 @@ export interface Exchange {
 }
 
 /** A violation found by a check, with the request (0-based, within the check) it belongs to. */
-export type CheckViolation = Violation & { request: number };
+export type CheckViolation = Violation & {
+  request: number;
+  /** `check --bridge`: which side of the bridge the violation is about. */
+  side?: "downstream" | "upstream";
+};
 
 export interface ExchangeSummary {
   stream: boolean;
@@ -87,6 +93,8 @@ export interface CheckResult {
   specNotes: CheckViolation[];
   /** Whether a non-streamed request of the check was refused (501, 405) and judged over a stream instead. */
   streamedInstead?: boolean;
+  /** `check --bridge`: the requests the upstream received in this check. */
+  upstream?: { requests: { method: string; path: string; body: unknown }[] };
 }
 
 export interface BatteryReport {
@@ -101,6 +109,8 @@ export interface BatteryReport {
   streamedInstead: string[];
   /** What the base URL looks like from outside (set by the shell, which probes): hints, in words. */
   baseUrl?: string[];
+  /** Set by `check --bridge`: the upstream API the bridge was judged against. */
+  bridge?: { upstreamApi: "chat" };
 }
 
 interface Judgement {

@@ -49,6 +49,20 @@ export {
   type RunOptions,
   type Send,
 } from "./battery.js";
+export {
+  BRIDGE_CHECKS,
+  BRIDGE_CHECK_NAMES,
+  faultCutViolations,
+  faultStatusViolations,
+  fidelityViolations,
+  runBridgeBench,
+  translationViolations,
+  type BridgeIo,
+  type BridgeRunOptions,
+  type BridgeSide,
+  type UpstreamRequest,
+  type UpstreamTurn,
+} from "./bridge.js";
 export { formatReport, groupViolations, jsonReport, type TextReportOptions, type ViolationGroup } from "./report.js";
 export {
   baseUrlHints,

@@ -34,6 +34,21 @@ function answers(result: CheckResult): string {
     .join(" → ");
 }
 
+/** `check --bridge`: what the upstream received in a check, in one line. */
+function upstreamLine(requests: { method: string; path: string; body: unknown }[]): string {
+  if (requests.length === 0) return "nothing reached it";
+  return requests
+    .map((r) => {
+      const b = r.body as { messages?: unknown[]; stream?: unknown; tools?: unknown[] } | undefined;
+      const parts: string[] = [];
+      if (b && Array.isArray(b.messages)) parts.push(`${b.messages.length} message(s)`);
+      if (b && Array.isArray(b.tools)) parts.push(`${b.tools.length} tool(s)`);
+      if (b && typeof b === "object") parts.push(`stream ${String(b.stream ?? false)}`);
+      return `${r.method} ${r.path}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+    })
+    .join("; ");
+}
+
 /** One occurrence of a fault, where it was found. */
 interface Occurrence {
   check: string;
@@ -137,7 +152,8 @@ function where(g: Group, multiRequest: boolean): string {
 
 /** A fault's lines: the rule and where, the first message, and (when more than one) the count and the checks. */
 function faultLines(g: Group, multiRequest: boolean, across: boolean): string[] {
-  const lines = [`      ✗ ${g.rule}  ${where(g, multiRequest)}`];
+  const side = g.occurrences[0].v.side;
+  const lines = [`      ✗ ${side ? `[${side}] ` : ""}${g.rule}  ${where(g, multiRequest)}`];
   // The distinct messages (numbers aside: "missing on 10 events" and "on 22 events" are one): all when
   // three or fewer, else the first and how many more (the same fault on many events of many types).
   const messages = new Map<string, string>();
@@ -162,7 +178,9 @@ export function formatReport(report: BatteryReport, options: TextReportOptions):
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const colour = { pass: "32", fail: "31", skipped: "33" } as const;
   const lines: string[] = [];
-  lines.push(`openresponses-mock check ${options.target} (dialect ${report.dialect}, model ${report.model})`);
+  lines.push(
+    `openresponses-mock check ${options.target}${report.bridge ? ` --bridge (upstream API ${report.bridge.upstreamApi})` : ""} (dialect ${report.dialect}, model ${report.model})`,
+  );
   lines.push("");
   for (const hint of report.baseUrl ?? []) lines.push(`base URL: ${hint}`);
   if (report.baseUrl && report.baseUrl.length > 0) lines.push("");
@@ -176,6 +194,7 @@ export function formatReport(report: BatteryReport, options: TextReportOptions):
   for (const r of report.results) {
     lines.push(`${paint(colour[r.outcome], LABEL[r.outcome])}  ${r.name.padEnd(width)}  ${r.title} — ${answers(r)}`);
     if (r.note) lines.push(`      ${r.outcome === "skipped" ? "not exercised: " : ""}${r.note}`);
+    if (r.upstream) lines.push(`      upstream: ${upstreamLine(r.upstream.requests)}`);
     const multi = r.requests.length > 1;
     for (const g of all)
       if (g.checks.length === 1 && g.checks[0].name === r.name) lines.push(...faultLines(g, multi, false));

@@ -46,6 +46,24 @@ export const RULES = {
   "behaviour.json-schema": "With a json_schema text format, the output text is JSON that fits the schema.",
   "behaviour.previous-response": "A response can be continued with previous_response_id.",
   "http.unreachable": "The server answers within the time allowed.",
+  "upstream.input": "Bridge: a string input goes upstream as one user message holding the whole string.",
+  "upstream.instructions": "Bridge: instructions go upstream as a system (or developer) message, first.",
+  "upstream.tool-output":
+    "Bridge: function_call + function_call_output items go upstream as an assistant tool_calls message and a tool message with the same tool_call_id.",
+  "upstream.tools":
+    "Bridge: function tools go upstream as Chat Completions tools (type function, function.name/description/parameters).",
+  "upstream.tool-choice":
+    "Bridge: tool_choice none/required/auto and a named function go upstream as Chat Completions tool_choice.",
+  "upstream.response-format":
+    "Bridge: text.format json_schema goes upstream as response_format json_schema (name, schema, strict).",
+  "upstream.params":
+    "Bridge: max_output_tokens (as max_completion_tokens or max_tokens), temperature, top_p, parallel_tool_calls and stream: true go upstream.",
+  "fault.status":
+    "Bridge: an upstream 4xx/5xx becomes an error of the same class (or response.failed), never a 200 with a lone error event.",
+  "fault.retry-after": "Bridge: an upstream 429's retry-after header reaches the client.",
+  "fault.cut": "Bridge: an upstream cut mid-stream ends in error then response.failed, never response.completed.",
+  "fidelity.text": "Bridge: the downstream output text is the upstream's.",
+  "fidelity.tool-call": "Bridge: downstream function calls carry the upstream's names, arguments and call ids.",
 } as const;
 
 export type RuleId = keyof typeof RULES;

@@ -9,8 +9,10 @@
  */
 import type { Argv } from "yargs";
 import { nearestName } from "../util/nearest-name.js";
+import { runBridgeCommand } from "./bridge.js";
 import {
   BATTERY_NAMES,
+  BRIDGE_CHECK_NAMES,
   baseUrlHints,
   CHECK_DIALECTS,
   needsPathProbe,
@@ -44,6 +46,9 @@ export interface CheckArgs {
   only?: string[];
   json: boolean;
   "timeout-ms"?: string;
+  bridge?: boolean;
+  "upstream-port"?: string;
+  "upstream-api"?: string;
 }
 
 /** The `check` command's positional and flags. */
@@ -65,12 +70,26 @@ export function checkOptions<T>(y: Argv<T>) {
     .option("timeout-ms", {
       type: "string",
       describe: `Longest wait for one whole answer, in ms (default ${DEFAULT_CHECK_TIMEOUT_MS})`,
+    })
+    .option("bridge", {
+      type: "boolean",
+      default: false,
+      describe:
+        "Judge a bridge on both sides: start a scripted upstream on 127.0.0.1:--upstream-port and hold what the bridge sent it against each request",
+    })
+    .option("upstream-port", {
+      type: "string",
+      describe: "With --bridge: the port of the upstream the bridge calls (http://127.0.0.1:N/v1)",
+    })
+    .option("upstream-api", {
+      type: "string",
+      describe: "With --bridge: the API the bridge speaks upstream: chat (default; responses is not supported yet)",
     });
 }
 
 class UsageError extends Error {}
 
-interface Settings {
+export interface Settings {
   base: string;
   apiKey?: string;
   model: string;
@@ -78,6 +97,8 @@ interface Settings {
   only: string[];
   json: boolean;
   timeoutMs: number;
+  /** `--bridge`: the upstream's port and API. */
+  bridge?: { port: number; api: "chat" };
 }
 
 /** The flags, checked; a bad one is named as typed. */
@@ -97,14 +118,40 @@ export function checkSettings(argv: CheckArgs): Settings {
     throw new UsageError(
       `--dialect: unknown dialect '${dialect}'; ${didYouMean(dialect, CHECK_DIALECTS)}known dialects: ${CHECK_DIALECTS.join(", ")}`,
     );
+  let bridge: Settings["bridge"];
+  if (argv.bridge) {
+    const api = argv["upstream-api"] ?? "chat";
+    if (api === "responses")
+      throw new UsageError(
+        "--upstream-api: 'responses' is not supported yet; the bridge bench judges bridges whose upstream speaks Chat Completions (--upstream-api chat)",
+      );
+    if (api !== "chat")
+      throw new UsageError(
+        `--upstream-api: unknown API '${api}'; ${didYouMean(api, ["chat", "responses"])}one of: chat`,
+      );
+    const text = argv["upstream-port"];
+    if (text === undefined)
+      throw new UsageError(
+        "--upstream-port: required with --bridge: the port where the bridge sends its upstream calls (http://127.0.0.1:N/v1)",
+      );
+    const port = Number(text);
+    if (String(text).trim() === "" || !Number.isInteger(port) || port < 1 || port > 65535)
+      throw new UsageError(`--upstream-port: expected a port number from 1 to 65535, got '${text}'`);
+    bridge = { port, api: "chat" };
+  } else if (argv["upstream-port"] !== undefined || argv["upstream-api"] !== undefined) {
+    throw new UsageError(
+      `--${argv["upstream-port"] !== undefined ? "upstream-port" : "upstream-api"}: only with --bridge (check URL --bridge --upstream-port N)`,
+    );
+  }
+  const names = bridge ? BRIDGE_CHECK_NAMES : BATTERY_NAMES;
   const only = (argv.only ?? [])
     .flatMap((s) => String(s).split(","))
     .map((s) => s.trim())
     .filter(Boolean);
   for (const name of only)
-    if (!BATTERY_NAMES.includes(name))
+    if (!names.includes(name))
       throw new UsageError(
-        `--only: unknown check '${name}'; ${didYouMean(name, BATTERY_NAMES)}checks: ${BATTERY_NAMES.join(", ")}`,
+        `--only: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
       );
   let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
   if (argv["timeout-ms"] !== undefined) {
@@ -122,6 +169,7 @@ export function checkSettings(argv: CheckArgs): Settings {
     only,
     json: argv.json,
     timeoutMs,
+    ...(bridge ? { bridge } : {}),
   };
 }
 
@@ -135,9 +183,10 @@ function describeFailure(err: unknown, timeoutMs: number): string {
 }
 
 /** POSTs one battery request and reads the whole answer as text, however it ends. */
-async function send(settings: Settings, request: BatteryRequest): Promise<RawAnswer> {
+export async function send(settings: Settings, request: BatteryRequest, key?: string): Promise<RawAnswer> {
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  const apiKey = settings.apiKey ?? key;
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const signal = AbortSignal.timeout(settings.timeoutMs);
   let res: Response;
   try {
@@ -151,6 +200,8 @@ async function send(settings: Settings, request: BatteryRequest): Promise<RawAns
     return { body: "", failure: describeFailure(err, settings.timeoutMs) };
   }
   const answer: RawAnswer = { status: res.status, contentType: res.headers.get("content-type"), body: "" };
+  const retryAfter = res.headers.get("retry-after");
+  if (retryAfter !== null) answer.headers = { "retry-after": retryAfter };
   if (!res.body) return answer;
   const decoder = new TextDecoder();
   try {
@@ -197,6 +248,10 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
     process.exitCode = 1;
     await write(process.stderr, `${NAME} check: ${(err as Error).message}\n`);
     return;
+  }
+  if (settings.bridge) {
+    const s = settings;
+    return runBridgeCommand({ ...s, bridge: s.bridge! }, { send: (request, key) => send(s, request, key), write });
   }
   const report = await runBattery({
     model: settings.model,

@@ -542,7 +542,19 @@ function numberFlag(option: keyof ServerOptionsInput): (value: unknown) => numbe
 
 const COMMANDS = ["serve", "proxy", "validate", "list", "play", "check", "exam"];
 /** Flags that take no value (their `--no-` forms too): what the search for the command needs to know. */
-const SWITCHES = ["help", "h", "version", "v", "admin", "library", "strict", "session-from-key", "json", "profiles"];
+const SWITCHES = [
+  "help",
+  "h",
+  "version",
+  "v",
+  "admin",
+  "library",
+  "strict",
+  "session-from-key",
+  "json",
+  "profiles",
+  "bridge",
+];
 
 // The words as typed, with the command moved first if `--scenarios` came before it.
 const line = findCommand(hideBin(process.argv), { commands: COMMANDS, arrays: ["scenarios"], switches: SWITCHES });

@@ -81,7 +81,7 @@ const errorTypeOf = (status: number) =>
  * (`{"object":"error","message":…}`) and OpenAI-style (`{"error": {…}}`)
  * bodies are read alike.
  */
-export function chatErrorOf(status: number, text: string, where: string): ApiError {
+export function chatErrorOf(status: number, text: string, where: string, retryAfter?: string): ApiError {
   let e: Record<string, unknown> = {};
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
@@ -101,6 +101,8 @@ export function chatErrorOf(status: number, text: string, where: string): ApiErr
     code,
     param: typeof e.param === "string" ? e.param : null,
     message: `The upstream (${where}) answered ${status}: ${message}`,
+    // A 429's retry-after is the upstream's to give, and the client's to obey.
+    ...(out === 429 && retryAfter !== undefined ? { headers: { "retry-after": retryAfter } } : {}),
   });
 }
 
@@ -259,12 +261,14 @@ async function translateTurn(
         );
       }
       if (answer.status < 200 || answer.status > 299) {
-        const error = chatErrorOf(answer.status, scrub(text), where);
+        const retry = answer.headers["retry-after"];
+        const error = chatErrorOf(answer.status, scrub(text), where, typeof retry === "string" ? retry : undefined);
         if (answer.status !== 401 && answer.status !== 403)
           recorded = {
             kind: "http_error",
             status: error.status,
             error: { type: error.type, code: error.code, message: error.message, param: error.param },
+            retryAfter: error.headers["retry-after"],
           };
         return fail(error);
       }
