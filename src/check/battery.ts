@@ -705,7 +705,7 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
 }
 
 /** The statuses that mean "not without a stream": Not Implemented, Method Not Allowed. */
-const REFUSED_NON_STREAMED: ReadonlySet<number> = new Set([501, 405]);
+export const REFUSED_NON_STREAMED: ReadonlySet<number> = new Set([501, 405]);
 
 /**
  * A stream's verdict standing for the JSON response the request would have
@@ -713,7 +713,7 @@ const REFUSED_NON_STREAMED: ReadonlySet<number> = new Set([501, 405]);
  * (what a client reading the stream has), so the check judges it as it
  * would judge the body.
  */
-function asResponse(verdict: Verdict): Verdict {
+export function asResponse(verdict: Verdict): Verdict {
   const snapshot = verdict.response;
   const fold = verdict.stream?.output;
   if (!snapshot || !fold || fold.length === 0) return verdict;

@@ -12,7 +12,15 @@
  * Pure: the transport (`send`) and the upstream (`script`, `upstreamRequests`)
  * are passed in, so the shell (src/cli/bridge.ts) owns the servers and ports.
  */
-import { judgeAnswer, type BatteryReport, type BatteryRequest, type CheckResult, type RawAnswer } from "./battery.js";
+import {
+  asResponse,
+  judgeAnswer,
+  REFUSED_NON_STREAMED,
+  type BatteryReport,
+  type BatteryRequest,
+  type CheckResult,
+  type RawAnswer,
+} from "./battery.js";
 import type { CheckDialect } from "./dialects.js";
 import { jsonEqual } from "./echo.js";
 import { checkAnswer, type Verdict } from "./http.js";
@@ -678,11 +686,19 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
   let unreachable: string | undefined;
   for (const check of checks) {
     await options.io.script(check.upstream);
-    const request = check.request(options.model);
-    const answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
+    let request = check.request(options.model);
+    let answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
     if (answer.status === undefined && results.length === 0) {
       unreachable = answer.failure ?? "the connection failed";
       break;
+    }
+    // A bridge that only streams: ask again with stream: true (the upstream scripted afresh), as the battery does.
+    let refused: number | undefined;
+    if (!request.stream && request.body && REFUSED_NON_STREAMED.has(answer.status ?? 0)) {
+      refused = answer.status;
+      await options.io.script(check.upstream);
+      request = { ...request, stream: true, body: { ...request.body, stream: true } };
+      answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
     }
     const upstream = await options.io.upstreamRequests();
     const chat = upstream.filter((r) => r.method === "POST" && r.path.endsWith("/chat/completions"));
@@ -708,7 +724,7 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
       );
     } else {
       const judged = judgeAnswer(request, answer, options.dialect);
-      verdict = judged.verdict;
+      verdict = refused !== undefined && judged.verdict ? asResponse(judged.verdict) : judged.verdict;
       downstream.push(...judged.violations);
       if (check.expected) faults.push(...fidelityViolations(check.expected, verdict));
     }
@@ -731,7 +747,15 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
       name: check.name,
       title: check.title,
       outcome: violations.length > 0 || Object.keys(verdict?.suppressed ?? {}).length > 0 ? "fail" : "pass",
-      requests: [summary(request, answer, verdict)],
+      requests: [
+        { ...summary(request, answer, verdict), ...(refused !== undefined ? { refusedNonStreamed: refused } : {}) },
+      ],
+      ...(refused !== undefined
+        ? {
+            streamedInstead: true,
+            note: `the bridge refused the request without \`stream\` (${refused}), so it was sent again with \`stream: true\` and judged over the stream`,
+          }
+        : {}),
       violations,
       suppressed: Object.values(verdict?.suppressed ?? {}).reduce((a, b) => a + (b ?? 0), 0),
       suppressedByRule: verdict?.suppressed ?? {},
@@ -755,7 +779,7 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
     ...(unreachable ? { unreachable } : {}),
     results,
     summary: summaryCounts,
-    streamedInstead: [],
+    streamedInstead: results.filter((r) => r.streamedInstead).map((r) => r.name),
     bridge: { upstreamApi: "chat" },
   };
 }

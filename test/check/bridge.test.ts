@@ -11,6 +11,7 @@ import { runBridgeChecks } from "../../src/cli/bridge.js";
 import { runCli } from "../support/run.js";
 import { checkSettings, send } from "../../src/cli/check.js";
 import {
+  BRIDGE_CHECKS,
   fidelityViolations,
   formatReport,
   jsonReport,
@@ -53,14 +54,8 @@ describe("check --bridge against our own proxy --upstream-api chat", () => {
 
   it("passes every check", async () => {
     const report = await bench(proxy.baseURL, port);
-    console.log(
-      JSON.stringify(
-        report.results.map((r) => [r.name, r.outcome, r.violations]),
-        null,
-        1,
-      ),
-    );
     expect(report.results.filter((r) => r.outcome !== "pass")).toEqual([]);
+    expect(report.streamedInstead).toEqual([]);
   });
 });
 
@@ -264,6 +259,45 @@ describe("check --bridge against broken bridges: each caught by the rule meant f
           expect(v.side).toBe(rule.startsWith("upstream.") ? "upstream" : "downstream");
     });
   }
+});
+
+describe("check --bridge on a bridge that only streams", () => {
+  it("sends each refused non-streamed request again with stream: true, judges it over the stream, and says so", async () => {
+    const port = await freePort();
+    // Our own translator behind a front that answers 501 to any request without stream: true.
+    const bridge = await brokenBridge(port, {
+      down: (answer, request) =>
+        request.stream === true
+          ? answer
+          : {
+              status: 501,
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                error: { type: "server_error", code: "not_implemented", param: "stream", message: "Only streaming." },
+              }),
+            },
+    });
+    let report: BatteryReport;
+    try {
+      report = await bench(bridge.base, port);
+    } finally {
+      await bridge.close();
+    }
+    const nonStreamed = BRIDGE_CHECKS.filter((c) => !c.request("m").stream).map((c) => c.name);
+    expect(nonStreamed.length).toBeGreaterThan(3);
+    expect(report.streamedInstead).toEqual(nonStreamed);
+    expect(report.results.filter((r) => r.outcome !== "pass").map((r) => [r.name, r.violations])).toEqual([]);
+    for (const r of report.results.filter((x) => nonStreamed.includes(x.name))) {
+      expect(r.requests[0]).toMatchObject({
+        stream: true,
+        refusedNonStreamed: 501,
+        status: r.name === "fault-429" ? 429 : 200,
+      });
+      expect(r.note).toMatch(/refused the request without `stream` \(501\), so it was sent again with `stream: true`/);
+      // What went upstream is the streamed request's translation, judged by the same rules.
+      expect(r.upstream!.requests.filter((u) => u.path.endsWith("/chat/completions")).length).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe("the bridge rules, pure", () => {
