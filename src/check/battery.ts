@@ -13,6 +13,7 @@
  * response: it broke no rule, but nothing was exercised.
  */
 import type { CheckDialect } from "./dialects.js";
+import { ANSWER_SCHEMA, TIME_TOOL, WEATHER_TOOL } from "./fixtures.js";
 import { checkAnswer, checkErrorBody, type Verdict } from "./http.js";
 import { show, type Violation } from "./rules.js";
 import { isObject } from "./shape.js";
@@ -127,37 +128,6 @@ interface BatteryCheck {
   /** What the checker cannot see on one answer: the behaviour asked for, and whether the feature was exercised. */
   judge?(done: readonly Exchange[]): Judgement;
 }
-
-// ---------------------------------------------------------------- fixtures
-
-const WEATHER_TOOL = {
-  type: "function",
-  name: "get_weather",
-  description: "The current weather in a city.",
-  parameters: {
-    type: "object",
-    properties: { city: { type: "string", description: "The city name" } },
-    required: ["city"],
-    additionalProperties: false,
-  },
-};
-const TIME_TOOL = {
-  type: "function",
-  name: "get_time",
-  description: "The current local time in a city.",
-  parameters: {
-    type: "object",
-    properties: { city: { type: "string", description: "The city name" } },
-    required: ["city"],
-    additionalProperties: false,
-  },
-};
-const ANSWER_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" }, temp_c: { type: "number" } },
-  required: ["city", "temp_c"],
-  additionalProperties: false,
-};
 
 // ---------------------------------------------------------------- helpers
 

@@ -22,6 +22,7 @@ import {
   type RawAnswer,
 } from "./battery.js";
 import type { CheckDialect } from "./dialects.js";
+import { ANSWER_SCHEMA, TIME_TOOL, WEATHER_TOOL } from "./fixtures.js";
 import { jsonEqual } from "./echo.js";
 import { checkAnswer, type Verdict } from "./http.js";
 import { show, type RuleId, type Violation } from "./rules.js";
@@ -71,35 +72,6 @@ interface BridgeCheck {
 }
 
 // ---------------------------------------------------------------- fixtures
-
-const WEATHER_TOOL = {
-  type: "function",
-  name: "get_weather",
-  description: "The current weather in a city.",
-  parameters: {
-    type: "object",
-    properties: { city: { type: "string", description: "The city name" } },
-    required: ["city"],
-    additionalProperties: false,
-  },
-};
-const TIME_TOOL = {
-  type: "function",
-  name: "get_time",
-  description: "The current local time in a city.",
-  parameters: {
-    type: "object",
-    properties: { city: { type: "string", description: "The city name" } },
-    required: ["city"],
-    additionalProperties: false,
-  },
-};
-const ANSWER_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" }, temp_c: { type: "number" } },
-  required: ["city", "temp_c"],
-  additionalProperties: false,
-};
 
 const HELLO = "Hello there, friend!";
 const message = (text: string) => ({ steps: [{ type: "message", text }] });
