@@ -3,47 +3,14 @@
 // the lessons of its bug. Runs the built CLI (npm run build) on real clients (the `openai` SDK).
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LESSON_NAMES, type LessonName } from "../../src/exam/index.js";
-import { runCli } from "../support/run.js";
+import { LESSON_NAMES } from "../../src/exam/index.js";
+import { expectedResults, runExam } from "../support/exam.js";
 
 const example = (file: string) => fileURLToPath(new URL(`../../examples/exam/${file}`, import.meta.url));
 
-interface Report {
-  lessons: { name: LessonName; result: string; evidence: string }[];
-}
-
-/** Runs the exam on a client; resolves with its exit code and results by lesson. */
-async function exam(client: string, dialect: string, only: readonly string[] = LESSON_NAMES) {
-  const run = await runCli([
-    "exam",
-    "--json",
-    "--dialect",
-    dialect,
-    "--timeout-ms",
-    "8000",
-    "--only",
-    ...only,
-    "--",
-    process.execPath,
-    example(client),
-    "{prompt}",
-  ]);
-  expect(run.stdout, run.stderr).not.toBe("");
-  const report = JSON.parse(run.stdout) as Report;
-  const results = Object.fromEntries(report.lessons.map((l) => [l.name, l.result]));
-  const evidence = report.lessons.map((l) => `${l.result} ${l.name}: ${l.evidence}`).join("\n");
-  return { code: run.code, results, evidence };
-}
-
-/** Every lesson PASS but the informational ones (INFO), and `failed` FAIL. */
-function expected(only: readonly LessonName[], failed: readonly LessonName[] = []) {
-  return Object.fromEntries(
-    only.map((name) => [
-      name,
-      failed.includes(name) ? "FAIL" : name === "incomplete" || name === "stall" ? "INFO" : "PASS",
-    ]),
-  );
-}
+/** The exam on an example client, run with node. */
+const exam = (client: string, dialect: string, only?: readonly string[]) =>
+  runExam([process.execPath, example(client), "{prompt}"], { dialect, timeoutMs: 8000, only });
 
 /** The broken clients skip `stall` (informational, and the slowest lesson). */
 const BUT_STALL = LESSON_NAMES.filter((n) => n !== "stall");
@@ -51,7 +18,7 @@ const BUT_STALL = LESSON_NAMES.filter((n) => n !== "stall");
 describe.each(["open-responses", "openai"])("exam in the %s dialect", (dialect) => {
   it("good-client.mjs passes every lesson that is not informational", async () => {
     const { code, results, evidence } = await exam("good-client.mjs", dialect);
-    expect(results, evidence).toEqual(expected(LESSON_NAMES));
+    expect(results, evidence).toEqual(expectedResults(LESSON_NAMES));
     expect(code, evidence).toBe(0);
   }, 120_000);
 
@@ -64,7 +31,7 @@ describe.each(["open-responses", "openai"])("exam in the %s dialect", (dialect) 
     "%s fails exactly %j",
     async (client, failed) => {
       const { code, results, evidence } = await exam(client, dialect, BUT_STALL);
-      expect(results, evidence).toEqual(expected(BUT_STALL, failed));
+      expect(results, evidence).toEqual(expectedResults(BUT_STALL, failed));
       expect(code, evidence).toBe(1);
     },
     120_000,

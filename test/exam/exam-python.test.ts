@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LESSON_NAMES } from "../../src/exam/index.js";
-import { runCli } from "../support/run.js";
+import { expectedResults, runExam } from "../support/exam.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT = fileURLToPath(new URL("../../examples/exam/good_client.py", import.meta.url));
@@ -33,26 +33,13 @@ describe.skipIf(!("python" in found))("exam on a Python client", () => {
     async (dialect) => {
       const python = (found as { python: string }).python;
       const only = LESSON_NAMES.filter((n) => n !== "stall");
-      const run = await runCli([
-        "exam",
-        "--json",
-        "--dialect",
+      const { code, results, evidence } = await runExam([python, CLIENT, "{prompt}"], {
         dialect,
-        "--timeout-ms",
-        "40000",
-        "--only",
-        ...only,
-        "--",
-        python,
-        CLIENT,
-        "{prompt}",
-      ]);
-      const report = JSON.parse(run.stdout) as { lessons: { name: string; result: string; evidence: string }[] };
-      const evidence = report.lessons.map((l) => `${l.result} ${l.name}: ${l.evidence}`).join("\n");
-      expect(Object.fromEntries(report.lessons.map((l) => [l.name, l.result])), evidence).toEqual(
-        Object.fromEntries(only.map((n) => [n, n === "incomplete" ? "INFO" : "PASS"])),
-      );
-      expect(run.code, evidence).toBe(0);
+        timeoutMs: 40_000,
+        only,
+      });
+      expect(results, evidence).toEqual(expectedResults(only));
+      expect(code, evidence).toBe(0);
     },
     // The Python SDK is slow to start on a loaded machine (5-15 s a run): 14 lessons, 4 at a time.
     300_000,
