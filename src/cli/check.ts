@@ -69,7 +69,11 @@ export function checkOptions<T>(y: Argv<T>) {
       type: "string",
       describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)`,
     })
-    .option("only", { type: "string", array: true, describe: `Run only these checks: ${BATTERY_NAMES.join(", ")}` })
+    .option("only", {
+      type: "string",
+      array: true,
+      describe: `Run only these checks: ${BATTERY_NAMES.join(", ")} (with --bridge: ${BRIDGE_CHECK_NAMES.join(", ")})`,
+    })
     .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
     .option("timeout-ms", {
       type: "string",
