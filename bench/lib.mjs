@@ -191,12 +191,12 @@ export function processTree(pid) {
 }
 
 /** CPU time (user + system, ms) used so far by a process and its children; a process gone meanwhile counts 0. */
-export function treeCpuMs(pid) {
+export function treeCpuMs(pid, part = "both") {
   let sum = 0;
   for (const p of processTree(pid)) {
     try {
       const { user, system } = cpuTimes(p);
-      sum += user + system;
+      sum += part === "system" ? system : part === "user" ? user : user + system;
     } catch {
       // gone meanwhile
     }

@@ -45,6 +45,8 @@ const capture = (baseURL) =>
  * on the machine.
  */
 const cpuSeconds = (pid) => treeCpuMs(pid) / 1000;
+/** The system part of cpuSeconds (the kernel's: writes, timers, memory). */
+const systemSeconds = (pid) => treeCpuMs(pid, "system") / 1000;
 
 /** Compiles the C client; null when there is no C compiler. */
 function compileClient(dir) {
@@ -202,6 +204,7 @@ export async function measurePacing({
       }
       const raw = rawRequest(url, headers);
       const cpuBefore = cpuSeconds(server.pid);
+      const systemBefore = systemSeconds(server.pid);
       let records;
       if (bin) {
         const file = join(dir, `${which}.http`);
@@ -209,9 +212,15 @@ export async function measurePacing({
         records = await runNative(bin, url, STREAMS, RAMP_MS, file, deadlineMs);
       } else records = await runNode(url, STREAMS, RAMP_MS, raw, deadlineMs);
       const cpu = cpuSeconds(server.pid) - cpuBefore;
+      const system = systemSeconds(server.pid) - systemBefore;
       await server.stop();
       const result = analyse(records, { streams: STREAMS, intervalMs: CHUNK_MS });
-      return { ...result, cpu, cpuPerEventUs: (cpu * 1e6) / result.events };
+      return {
+        ...result,
+        cpu,
+        cpuPerEventUs: (cpu * 1e6) / result.events,
+        systemPerEventUs: (system * 1e6) / result.events,
+      };
     };
 
     const runs = { floor: [], ours: [] };
@@ -314,6 +323,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     fmt(ours.cpuPerEventUs, 1),
     `   ratio ${fmt(ours.cpuPerEventUs / floor.cpuPerEventUs)}× (user + system, all its processes)`,
   );
+  row("… of which system", fmt(floor.systemPerEventUs, 1), fmt(ours.systemPerEventUs, 1));
+  if (r.rounds > 1)
+    console.log(
+      `  CPU per event per round (floor / ours): ${r.runs.floor.map((f, i) => `${fmt(f.cpuPerEventUs, 1)} / ${fmt(r.runs.ours[i].cpuPerEventUs, 1)} (${fmt(r.runs.ours[i].cpuPerEventUs / f.cpuPerEventUs)}×)`).join(", ")}`,
+    );
   if (r.rounds > 1)
     console.log(
       `  p99 per round (floor / ours): ${r.runs.floor.map((f, i) => `${fmt(f.lateness.p99, 1)} / ${fmt(r.runs.ours[i].lateness.p99, 1)}`).join(", ")}`,

@@ -72,8 +72,63 @@ function logprobsOf(delta: string, top: number, salt: string): LogProb[] {
   });
 }
 
-/** A run of events as the emitter produces them (undefined for each one counted but not built). */
-type Events = Generator<StreamEvent | undefined, void, undefined>;
+/**
+ * A run of events as the emitter produces them (undefined for each one
+ * counted but not built), or a DeltaRun that produces the next ones itself.
+ */
+type Events = Generator<StreamEvent | undefined | DeltaRun, void, undefined>;
+
+/** What a DeltaRun returns once its deltas are all out. */
+const RUN_OVER = Symbol("run over");
+
+/**
+ * One list of deltas, produced by plain calls rather than by resuming the
+ * emitter's generators: a delta is most of a stream's events, and each one
+ * taken through `play → items → message → deltas` resumed four generators.
+ * The emitter yields the run once; its consumer (EventSource) takes the
+ * deltas from it, then resumes the emitter, which reads how the run ended.
+ * The very steps of `Emitter.deltas`, in the same order: spend the budget,
+ * build the event (which may throw at the failure point: the consumer throws
+ * it into the emitter, where the run was yielded), keep count.
+ */
+class DeltaRun {
+  private c = 0;
+  private readonly packed: PackedChunks | null;
+  /** Deltas sent whole; the text of the one the budget cut; the length sent. */
+  whole = 0;
+  tail = "";
+  length = 0;
+  cut = false;
+
+  constructor(
+    private readonly emitter: Emitter,
+    readonly chunks: Chunks,
+    private readonly reasoning: boolean,
+    private readonly emit: (text: string, offset: number) => StreamEvent | undefined,
+  ) {
+    this.packed = chunks instanceof PackedChunks ? chunks : null;
+  }
+
+  next(): StreamEvent | undefined | typeof RUN_OVER {
+    const { chunks } = this;
+    while (!this.cut && this.c < chunks.length) {
+      const chunk = this.packed !== null ? this.packed.at(this.c)! : (chunks as string[])[this.c];
+      this.c++;
+      const spent = this.emitter.spend(chunk, this.reasoning);
+      const sent = spent.text.length > 0;
+      const event = sent ? this.emit(spent.text, this.length) : undefined;
+      if (spent.cut) {
+        this.tail = spent.text;
+        this.cut = true;
+      } else this.whole++;
+      if (sent) {
+        this.length += spent.text.length;
+        return event;
+      }
+    }
+    return RUN_OVER;
+  }
+}
 
 class Emitter {
   /** Events emitted so far (counted even when they are not collected). */
@@ -93,6 +148,9 @@ class Emitter {
    * @param collect keep the events (a stream); without it only the final
    * response is built, with no per-event allocation (a non-streamed answer).
    */
+  /** Lists of deltas are yielded as DeltaRuns (set by EventSource, which takes them). */
+  runs = false;
+
   constructor(
     private readonly plan: Plan,
     readonly collect = true,
@@ -205,7 +263,16 @@ class Emitter {
     emit: (text: string, offset: number) => StreamEvent | undefined,
     into: (text: string) => void,
     sent?: (text: string, length: number) => Events,
-  ): Generator<StreamEvent | undefined, boolean, undefined> {
+  ): Generator<StreamEvent | undefined | DeltaRun, boolean, undefined> {
+    if (this.runs && sent === undefined) {
+      const run = new DeltaRun(this, chunks, reasoning, emit);
+      try {
+        yield run;
+      } finally {
+        into(run.tail === "" ? chunkPrefix(chunks, run.whole) : chunkPrefix(chunks, run.whole) + run.tail);
+      }
+      return run.cut;
+    }
     let whole = 0;
     let tail = "";
     let length = 0;
@@ -566,22 +633,59 @@ export class EventSource {
   private pauseOfLast = 0;
   private final: ResponseResource | undefined;
 
-  constructor(readonly plan: Plan) {
+  /** The run of deltas being taken, if any. */
+  private current: DeltaRun | null = null;
+
+  /**
+   * @param options.runs take lists of deltas as DeltaRuns (the default); false
+   * resumes the generators for every delta, as the emitter did before runs
+   * (tests hold the two to the same events)
+   */
+  constructor(
+    readonly plan: Plan,
+    options: { runs?: boolean } = {},
+  ) {
     this.emitter = new Emitter(plan);
+    this.emitter.runs = options.runs ?? true;
     this.run = play(this.emitter, plan, (response) => void (this.final = response));
   }
 
   /** The next event, or undefined once the terminal one has been produced. */
   next(): StreamEvent | undefined {
     if (this.finished) return undefined;
-    const step = this.run.next();
+    if (this.current !== null) {
+      let event: StreamEvent | undefined | typeof RUN_OVER;
+      try {
+        event = this.current.next();
+      } catch (err) {
+        // Where the emitter would have thrown it: inside its list of deltas.
+        this.current = null;
+        return this.took(this.run.throw(err));
+      }
+      if (event !== RUN_OVER) return this.out(event);
+      this.current = null;
+    }
+    return this.took(this.run.next());
+  }
+
+  /** What the emitter yielded: an event, the end, or a run of deltas to take from. */
+  private took(step: IteratorResult<StreamEvent | undefined | DeltaRun, void>): StreamEvent | undefined {
     if (step.done) {
       this.finished = true;
       return undefined;
     }
+    if (step.value instanceof DeltaRun) {
+      this.current = step.value;
+      return this.next();
+    }
+    return this.out(step.value);
+  }
+
+  /** An event out, with the pause its step asked for before it. */
+  private out(event: StreamEvent | undefined): StreamEvent | undefined {
     this.pauseOfLast = this.emitter.pause;
     this.emitter.pause = 0;
-    return step.value;
+    return event;
   }
 
   /** How many events have been produced so far. */

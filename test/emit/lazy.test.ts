@@ -265,3 +265,57 @@ describe("lazy streams equal the eager array", () => {
     expect(() => window.at(2)).toThrow(RangeError);
   });
 });
+
+/** A source drained to its events (as JSON), pauses and final response. */
+function drainWith(plan: Plan, runs: boolean): { events: string[]; pauses: string; final: string } {
+  const source = new EventSource(plan, { runs });
+  const events: string[] = [];
+  const pauses: [number, number][] = [];
+  for (let e = source.next(); e !== undefined; e = source.next()) {
+    if (source.pause > 0) pauses.push([events.length, source.pause]);
+    events.push(JSON.stringify(e));
+  }
+  return { events, pauses: JSON.stringify(pauses), final: JSON.stringify(source.response) };
+}
+
+describe("runs of deltas (issue 30) produce the generators' events", () => {
+  it("for every shipped scenario and dialect, seeds 1–4, every failure point and a range of budgets", () => {
+    let compared = 0;
+    for (const scenario of SCENARIOS) {
+      for (const dialect of DIALECT_NAMES) {
+        for (let seed = 1; seed <= (scenario === "long-1000" ? 1 : 4); seed++) {
+          for (const request of REQUESTS) {
+            const plan = planOf(scenario, dialect, seed, request);
+            if (!plan) continue;
+            const variants: Plan[] = [plan];
+            if (seed === 1 && request === REQUESTS[0]) {
+              const length = drainWith(plan, false).events.length;
+              // A failure after every event (so inside every list of deltas), and budgets that cut each list.
+              for (let k = 0; k < length; k += scenario === "long-1000" ? 97 : 1)
+                variants.push({ ...plan, outcome: { ...OUTCOMES.failedMid, afterEvents: k } as Plan["outcome"] });
+              for (const budget of [0, 1, 2, 3, 5, 8, 13, 40]) variants.push({ ...plan, budget });
+            }
+            for (const variant of variants) {
+              const old = drainWith(variant, false);
+              const runs = drainWith(variant, true);
+              expect(runs.events).toEqual(old.events);
+              expect(runs.pauses).toBe(old.pauses);
+              expect(runs.final).toBe(old.final);
+              compared++;
+            }
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(SCENARIOS.length * DIALECT_NAMES.length * 20);
+  }, 120_000);
+
+  it("for the hand-made plans: every item kind and outcome, with budgets", () => {
+    for (const items of Object.values(ITEMS))
+      for (const outcome of Object.values(OUTCOMES))
+        for (const budget of [null, 0, 1, 2, 4, 9]) {
+          const plan = makePlan(items, { outcome, budget, options: { obfuscation: true, logprobs: null } });
+          expect(drainWith(plan, true)).toEqual(drainWith(plan, false));
+        }
+  });
+});
