@@ -171,6 +171,31 @@ describe("json.ts writes JSON.stringify's bytes", () => {
     );
   });
 
+  it("a stream's snapshots in turn (running, then terminal with keys changed, added or left out): each is JSON.stringify's", () => {
+    const value = fc.oneof(json, awkward, fc.constant(undefined));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), json, { minKeys: 1, maxKeys: 8 }),
+        fc.dictionary(fc.string({ maxLength: 6 }), value, { maxKeys: 5 }),
+        fc.boolean(),
+        (b, changes, spreadFirst) => {
+          const base = { ...b, status: "in_progress" };
+          const created = { ...base };
+          expect(responseJson(created, base)).toBe(JSON.stringify(created));
+          expect(responseJson({ ...base }, base)).toBe(JSON.stringify(base));
+          // The terminal one: the base spread with its changes (keys of the base overridden in place, new ones last), or the other way round.
+          const terminal = spreadFirst
+            ? { ...base, status: "completed", ...changes }
+            : { ...changes, ...base, status: "completed" };
+          expect(responseJson(terminal, base)).toBe(JSON.stringify(terminal));
+          // Forgotten once the terminal one is out: the next running snapshot is written afresh.
+          expect(responseJson({ ...base }, base)).toBe(JSON.stringify(base));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
   it("a snapshot that is not its base with a status is never served from what was kept", () => {
     const base = { id: "resp_1", status: "in_progress", output: [] as unknown[], usage: null };
     const created = { ...base };
