@@ -31,9 +31,11 @@ export function needsPathProbe(base: string): boolean {
 
 const NOT_SERVED = 404;
 
-/** Whether any request of the battery got an answer other than 404 (the path is served). */
+/** Whether any HTTP request of the battery got an answer other than 404 (the path is served); WebSocket upgrades aside. */
 export function servedByBattery(report: BatteryReport): boolean {
-  return report.results.some((r) => r.requests.some((q) => q.status !== undefined && q.status !== NOT_SERVED));
+  return report.results.some((r) =>
+    r.requests.some((q) => q.transport === undefined && q.status !== undefined && q.status !== NOT_SERVED),
+  );
 }
 
 const describeProbe = (probe: PathProbe) =>

@@ -8,6 +8,7 @@
  * a bad flag); 2 the server could not be reached.
  */
 import type { Argv } from "yargs";
+import { WebSocket, type RawData } from "ws";
 import { nearestName } from "../util/nearest-name.js";
 import { runBridgeCommand } from "./bridge.js";
 import {
@@ -24,6 +25,9 @@ import {
   type BatteryRequest,
   type PathProbe,
   type RawAnswer,
+  type WsConnection,
+  type WsOpen,
+  type WsRead,
 } from "../check/index.js";
 
 const NAME = "openresponses-mock";
@@ -190,7 +194,7 @@ export async function send(settings: Settings, request: BatteryRequest, key?: st
   const signal = AbortSignal.timeout(settings.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(`${settings.base}/responses`, {
+    res = await fetch(`${settings.base}/responses${request.endpoint === "compact" ? "/compact" : ""}`, {
       method: "POST",
       headers,
       body: request.raw ?? JSON.stringify(request.body),
@@ -212,6 +216,93 @@ export async function send(settings: Settings, request: BatteryRequest, key?: st
   }
   return answer;
 }
+
+/** The text of a WebSocket message as `ws` gives it. */
+const messageText = (data: RawData): string =>
+  (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString("utf8");
+
+/** How much of a refused upgrade's body the report quotes. */
+const REFUSAL_BODY_BYTES = 4096;
+
+/**
+ * Opens a WebSocket at `BASE/responses` (ws:// or wss://), with the API key
+ * as the upgrade's bearer token. Messages queue until the battery reads
+ * them; a read waits at most --timeout-ms.
+ */
+export function connect(settings: Settings): Promise<WsOpen> {
+  const url = new URL(`${settings.base}/responses`);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const headers: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (open: WsOpen) => {
+      if (settled) return;
+      settled = true;
+      resolve(open);
+    };
+    const ws = new WebSocket(url, { headers, handshakeTimeout: settings.timeoutMs, perMessageDeflate: false });
+    const queue: WsRead[] = [];
+    let waiting: ((read: WsRead) => void) | undefined;
+    let ended: WsRead | undefined;
+    const push = (read: WsRead) => {
+      if (waiting) {
+        const w = waiting;
+        waiting = undefined;
+        w(read);
+      } else queue.push(read);
+    };
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        if (body.length < REFUSAL_BODY_BYTES) body += d;
+      });
+      const done = () => {
+        settle({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? null, body });
+        ws.terminate();
+      };
+      res.on("end", done);
+      res.on("error", done);
+    });
+    ws.on("error", (err: Error & { code?: string }) => {
+      settle({ failure: err.code ? `${err.code} (${err.message})` : err.message });
+    });
+    ws.on("message", (data, isBinary) => push({ message: { data: messageText(data), binary: isBinary } }));
+    ws.on("close", (code, reason) => {
+      ended = {
+        end: `the server closed the connection (code ${code}${reason.length > 0 ? `, ${show(reason.toString("utf8"))}` : ""})`,
+        closed: true,
+      };
+      push(ended);
+    });
+    const connection: WsConnection = {
+      send(text) {
+        if (ws.readyState === WebSocket.OPEN) ws.send(text);
+      },
+      read() {
+        const next = queue.shift();
+        if (next) return Promise.resolve(next);
+        if (ended) return Promise.resolve(ended);
+        return new Promise<WsRead>((resolveRead) => {
+          const timer = setTimeout(() => {
+            waiting = undefined;
+            resolveRead({ end: `no message within ${settings.timeoutMs} ms (--timeout-ms)`, closed: false });
+          }, settings.timeoutMs);
+          waiting = (read) => {
+            clearTimeout(timer);
+            resolveRead(read);
+          };
+        });
+      },
+      close() {
+        ws.terminate();
+      },
+    };
+    ws.on("open", () => settle({ connection }));
+  });
+}
+
+const show = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 
 /**
  * Probes the spec's own path (`ORIGIN/v1/responses`) with a body that is not
@@ -258,6 +349,7 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
     dialect: settings.dialect,
     only: settings.only,
     send: (request) => send(settings, request),
+    connect: () => connect(settings),
   });
   if (!report.unreachable) {
     const probe = needsPathProbe(settings.base) ? await probeSpecPath(settings) : undefined;

@@ -48,8 +48,14 @@ function echo(body: Record<string, any>): Record<string, unknown> {
 }
 
 let ids = 0;
-/** Answers every request with "Hello there!", as a stream or a JSON body; a body that is not JSON gets a spec 400. */
+/** Answers every request with "Hello there!", as a stream or a JSON body; a body that is not JSON gets a spec 400; no /responses/compact (404). */
 async function textOnly(request: BatteryRequest): Promise<RawAnswer> {
+  if (request.endpoint === "compact")
+    return {
+      status: 404,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { type: "not_found", code: null, param: null, message: "Not found." } }),
+    };
   if (request.raw !== undefined) {
     return {
       status: 400,
@@ -111,6 +117,7 @@ describe("runBattery", () => {
       "bad-tool-choice": "fail",
       "bad-max-output-tokens": "fail",
       "bad-json": "pass",
+      compact: "skipped",
     });
     const by = (name: string) => report.results.find((r) => r.name === name)!;
     expect(by("function-tool").violations).toEqual([
@@ -139,7 +146,10 @@ describe("runBattery", () => {
       ["http.status", "$"],
       ["schema", "$.tool_choice"],
     ]);
-    expect(report.summary).toEqual({ passed: 7, failed: 6, skipped: 2, violations: 7 });
+    expect(by("compact").note).toBe(
+      "the server does not serve POST /responses/compact (404); the spec makes it optional",
+    );
+    expect(report.summary).toEqual({ passed: 7, failed: 6, skipped: 3, violations: 7 });
     expect(report.ok).toBe(false);
 
     const text = formatReport(report, { target: "http://fake/v1" });
@@ -163,7 +173,7 @@ describe("runBattery", () => {
     );
     expect(text.match(/✗ behaviour\.tool-choice/g)).toHaveLength(1);
     expect(text).toContain(
-      "15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
+      "16 checks: 7 passed, 6 failed, 3 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
     );
     expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({
       target: "http://fake/v1",
