@@ -48,6 +48,7 @@ export interface CheckArgs {
   model: string;
   dialect?: string;
   only?: string[];
+  skip?: string[];
   json: boolean;
   "timeout-ms"?: string;
   bridge?: boolean;
@@ -70,6 +71,11 @@ export function checkOptions<T>(y: Argv<T>) {
       describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)`,
     })
     .option("only", { type: "string", array: true, describe: `Run only these checks: ${BATTERY_NAMES.join(", ")}` })
+    .option("skip", {
+      type: "string",
+      array: true,
+      describe: "Run every check but these (websocket websocket-error: no WebSocket mode; compact)",
+    })
     .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
     .option("timeout-ms", {
       type: "string",
@@ -148,15 +154,25 @@ export function checkSettings(argv: CheckArgs): Settings {
     );
   }
   const names = bridge ? BRIDGE_CHECK_NAMES : BATTERY_NAMES;
-  const only = (argv.only ?? [])
-    .flatMap((s) => String(s).split(","))
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const name of only)
-    if (!names.includes(name))
-      throw new UsageError(
-        `--only: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
-      );
+  const list = (flag: "only" | "skip") => {
+    const given = (argv[flag] ?? [])
+      .flatMap((s) => String(s).split(","))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const name of given)
+      if (!names.includes(name))
+        throw new UsageError(
+          `--${flag}: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
+        );
+    return given;
+  };
+  let only = list("only");
+  const skip = list("skip");
+  if (skip.length > 0) {
+    // --skip is --only with the rest: the checks --only names (or all), but these.
+    only = (only.length > 0 ? only : names).filter((n) => !skip.includes(n));
+    if (only.length === 0) throw new UsageError(`--skip: no check is left to run (skipped: ${skip.join(", ")})`);
+  }
   let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
   if (argv["timeout-ms"] !== undefined) {
     const text = String(argv["timeout-ms"]);

@@ -232,6 +232,26 @@ describe("against our own mock", () => {
     });
   }
 
+  it("--skip leaves checks out (WebSocket mode's, say), and is checked like --only", async () => {
+    const { code, stdout } = await run([
+      "check",
+      mock.baseURL,
+      "--only",
+      "text,compact,websocket",
+      "--skip",
+      "websocket",
+      "--json",
+    ]);
+    expect(code, stdout).toBe(0);
+    expect((JSON.parse(stdout) as JsonReport).results.map((r) => r.name)).toEqual(["text", "compact"]);
+    const typo = await run(["check", mock.baseURL, "--skip", "websockets"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("--skip: unknown check 'websockets'; did you mean 'websocket'? checks: text,");
+    const none = await run(["check", mock.baseURL, "--only", "compact", "--skip", "compact"]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe("openresponses-mock check: --skip: no check is left to run (skipped: compact)\n");
+  });
+
   it("a WebSocket upgrade without the key the server wants: websocket.upgrade, with the --api-key hint", async () => {
     const server = await startMockServer({ port: 0, apiKey: "sk-ws" });
     try {
