@@ -397,4 +397,46 @@ describe("runBattery", () => {
       "http://h:1/v1/responses, the spec's own path, answered 404 to every request: it is not served here",
     ]);
   });
+
+  it("baseUrlHints: a 404 from /responses/compact or the WebSocket upgrade says nothing about BASE/responses", () => {
+    const report = (requests: BatteryReport["results"][number]["requests"]): BatteryReport => ({
+      dialect: "open-responses",
+      model: "m",
+      ok: true,
+      streamedInstead: [],
+      summary: { passed: 0, failed: 0, skipped: 1, violations: 0 },
+      results: [
+        {
+          name: "x",
+          title: "t",
+          outcome: "skipped",
+          requests,
+          violations: [],
+          suppressed: 0,
+          suppressedByRule: {},
+          specNotes: [],
+        },
+      ],
+    });
+    // `check --only compact websocket` on a server that serves neither: no request reached BASE/responses.
+    const optional = report([
+      { stream: false, endpoint: "compact", status: 404 },
+      { stream: true, transport: "websocket", status: 404 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", optional)).toEqual([]);
+    expect(baseUrlHints("http://h:1/api", optional, { status: 404 })).toEqual([]);
+    // With a request that did, they are left out of the count: /responses answered, so it is served.
+    const served = report([
+      { stream: false, endpoint: "compact", status: 404 },
+      { stream: false, status: 200 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", served)).toEqual([]);
+    const notServed = report([
+      { stream: true, transport: "websocket", status: 101 },
+      { stream: false, status: 404 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", notServed)).toEqual([
+      "http://h:1/v1/responses, the spec's own path, answered 404 to every request: it is not served here",
+    ]);
+  });
 });
