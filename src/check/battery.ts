@@ -519,18 +519,21 @@ export const BATTERY: readonly BatteryCheck[] = [
   },
   {
     name: "compact",
-    title: "POST /responses/compact, then its output sent back as input",
+    title: "POST /responses/compact, its output sent back as input, and one without model",
     next(model, done) {
       if (done.length === 0) return { stream: false, endpoint: "compact", body: { model, input: COMPACT_INPUT } };
-      if (done.length === 1) {
-        const output = done[0].verdict?.response?.output;
-        if (done[0].answer.status !== 200 || !Array.isArray(output) || !output.some(isCompaction)) return undefined;
+      // Not served (or not reached): nothing more to ask.
+      if (done[0].answer.status !== 200) return undefined;
+      const output = done[0].verdict?.response?.output;
+      if (done.length === 1 && Array.isArray(output) && output.some(isCompaction))
         return {
           stream: false,
           refusedRule: "compact.continue",
           body: { model, input: [...output, { type: "message", role: "user", content: "When is the launch?" }] },
         };
-      }
+      if (!done.some((ex) => ex.request.bad))
+        // `model` is required here (CompactResponseMethodPublicBody), unlike on POST /responses.
+        return { stream: false, endpoint: "compact", body: { input: COMPACT_INPUT }, bad: { param: "model" } };
       return undefined;
     },
     judge([first]) {
@@ -566,6 +569,28 @@ export function judgeAnswer(
   }
   if (answer.failure) extra.push(violation("http.unreachable", `the answer was cut short: ${answer.failure}`));
   if (request.endpoint === "compact") {
+    if (request.bad) {
+      const input = {
+        request: request.body,
+        status: answer.status,
+        contentType: answer.contentType,
+        body: answer.body,
+        dialect,
+      };
+      if (answer.status >= 400 && answer.status < 500) {
+        const verdict = checkErrorBody({ ...input, param: request.bad.param });
+        return { verdict, violations: [...verdict.violations, ...extra] };
+      }
+      return {
+        violations: [
+          violation(
+            "http.status",
+            `a compaction request without \`model\` got status ${answer.status}; \`model\` is required there, so it must be refused with a 4xx error object`,
+          ),
+          ...extra,
+        ],
+      };
+    }
     // Not served: the check is skipped (its judge says so), nothing judged.
     if (COMPACT_NOT_SERVED.has(answer.status)) return { violations: extra };
     const input = {

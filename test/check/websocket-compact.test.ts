@@ -139,6 +139,8 @@ interface HttpFault {
   compact?: (body: Record<string, unknown>) => void;
   /** Refuse a POST /v1/responses whose input holds a compaction item. */
   refuseCompactionInput?: boolean;
+  /** Fill in this model when a request has none (`model` is required by compact). */
+  defaultModel?: string;
 }
 
 /** An HTTP server in front of the mock, broken as `fault` says; no WebSocket mode (the upgrade gets 404). */
@@ -168,6 +170,8 @@ function httpFake(fault: HttpFault): Server {
               message: "Unknown item type 'compaction'.",
             },
           });
+        if (fault.defaultModel && !raw.includes('"model"'))
+          raw = JSON.stringify({ model: fault.defaultModel, ...(JSON.parse(raw) as object) });
         const answer = await fetch(`${mock.baseURL}${req.url!.slice(3)}`, {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -209,10 +213,11 @@ describe("against our own mock", () => {
         const report = JSON.parse(json.stdout) as JsonReport;
         expect(outcomes(report)).toEqual({ compact: "pass", websocket: "pass", "websocket-error": "pass" });
         const by = (name: string) => report.results.find((r) => r.name === name)!;
-        // compact, then a create whose input is the compacted output.
+        // compact, then a create whose input is the compacted output, then compact without model.
         expect(by("compact").requests).toMatchObject([
           { endpoint: "compact", status: 200 },
           { status: 200, responseStatus: "completed" },
+          { endpoint: "compact", status: 400 },
         ]);
         // Two turns on one connection, the second continuing the first.
         expect(by("websocket").requests).toMatchObject([
@@ -388,7 +393,7 @@ describe("a broken /responses/compact is caught by the rule meant for it", () =>
     expect(text.stdout).toContain("`usage` is required but missing");
   });
 
-  it("no compaction item in the output: compact.item, and nothing is sent back", async () => {
+  it("no compaction item in the output: compact.item, and nothing is sent back as input", async () => {
     const { text, report } = await checkServer(
       httpFake({
         compact: (b) => {
@@ -399,7 +404,16 @@ describe("a broken /responses/compact is caught by the rule meant for it", () =>
     );
     expect(text.code).toBe(1);
     expect(rulesOf(report, "compact")).toEqual(["compact.item"]);
-    expect(report.results[0].requests).toHaveLength(1);
+    expect(report.results[0].requests.map((q) => q.endpoint)).toEqual(["compact", "compact"]);
+  });
+
+  it("a compaction without model answered 200: http.status", async () => {
+    const { text, report } = await checkServer(httpFake({ defaultModel: "gpt-default" }), ["compact"]);
+    expect(text.code).toBe(1);
+    expect(report.results[0].violations.map((v) => [v.rule, v.request])).toEqual([["http.status", 2]]);
+    expect(report.results[0].violations[0].message).toBe(
+      "a compaction request without `model` got status 200; `model` is required there, so it must be refused with a 4xx error object",
+    );
   });
 
   it("the compacted output refused as input: compact.continue, not http.status", async () => {

@@ -62,7 +62,7 @@ const wsError = (status: number, code: string, param: string | null, message = "
   JSON.stringify({ type: "error", status, error: { type: "invalid_request", code, message, param } });
 
 /** A conformant server: the bad input and the unknown id get error events; the rest streams, one event a message. */
-const good: Script = (m) => {
+const good = (m: Record<string, any>, _turn?: number): string[] => {
   if (typeof m.input !== "string") return [wsError(400, "invalid_type", "input")];
   if (m.previous_response_id === "resp_openresponses_check_unknown")
     return [wsError(400, "previous_response_not_found", "previous_response_id")];
