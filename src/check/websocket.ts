@@ -450,7 +450,10 @@ export async function runWebSocketCheck(
       done.push(turn);
       result.requests.push(summarise(turn));
       result.violations.push(...judgeTurn(turn, run.dialect, run.model).map((v) => ({ ...v, request: n })));
-      result.specNotes.push(...turn.notes.map((v) => ({ ...v, request: n })));
+      // A note said on every turn ([DONE] after each) is said once.
+      for (const v of turn.notes)
+        if (!result.specNotes.some((x) => x.rule === v.rule && x.message === v.message))
+          result.specNotes.push({ ...v, request: n });
       for (const [rule, c] of Object.entries(turn.verdict?.suppressed ?? {}) as [Violation["rule"], number][]) {
         result.suppressed += c;
         result.suppressedByRule[rule] = (result.suppressedByRule[rule] ?? 0) + c;

@@ -95,7 +95,9 @@ describe("WebSocket checks with a scripted socket", () => {
   it("a literal [DONE] after each turn is a note, not a violation, and is not read as the next turn's", async () => {
     const report = await run((m, t) => [...good(m, t), "[DONE]"]);
     expect(report.results.map((r) => r.outcome)).toEqual(["pass", "pass"]);
+    // Said once per check, though it came after every turn.
     expect(report.results[0].specNotes.map((n) => n.rule)).toEqual(["websocket.message"]);
+    expect(report.results[1].specNotes.map((n) => n.rule)).toEqual(["websocket.message"]);
   });
 
   it("two events in one message (a JSON array, or one per line): websocket.message", async () => {
