@@ -93,7 +93,8 @@ export interface ExchangeSummary {
 export interface CheckResult {
   name: string;
   title: string;
-  outcome: "pass" | "fail" | "skipped";
+  /** `info`: an informational check (`check --bridge`'s slow-upstream): it says what it saw and fails nothing. */
+  outcome: "pass" | "fail" | "skipped" | "info";
   /** Why it was skipped, or what it saw worth saying. */
   note?: string;
   requests: ExchangeSummary[];
@@ -117,13 +118,13 @@ export interface BatteryReport {
   /** Set when the server could not be reached at all: no check ran. */
   unreachable?: string;
   results: CheckResult[];
-  summary: { passed: number; failed: number; skipped: number; violations: number };
+  summary: { passed: number; failed: number; skipped: number; info?: number; violations: number };
   /** The checks judged over streams because the server refused their non-streamed requests (501, 405). */
   streamedInstead: string[];
   /** What the base URL looks like from outside (set by the shell, which probes): hints, in words. */
   baseUrl?: string[];
   /** Set by `check --bridge`: the upstream API the bridge was judged against. */
-  bridge?: { upstreamApi: "chat" };
+  bridge?: { upstreamApi: "chat" | "responses" };
 }
 
 interface Judgement {

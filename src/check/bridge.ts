@@ -1,6 +1,8 @@
 /**
  * The bridge bench (`check URL --bridge --upstream-port N`): a bridge speaks
- * the Responses API to its clients and Chat Completions upstream. Each check
+ * the Responses API to its clients, and Chat Completions or the Responses API
+ * upstream (`--upstream-api`). One list of checks serves both upstream APIs;
+ * what went upstream is judged by that API's judge (UPSTREAM_JUDGES). Each check
  * scripts the upstream's answer (a scenario turn), sends a request to the
  * bridge, and judges both sides:
  *
@@ -68,7 +70,17 @@ interface BridgeCheck {
   upstream: UpstreamTurn;
   expected?: Expected;
   /** The fault this check injects upstream; its answer is judged by the fault rules instead of "a valid request gets 200". */
-  fault?: { kind: "status"; status: number; retryAfter?: string } | { kind: "cut" };
+  fault?: StatusFault | { kind: "cut" };
+  /** Informational: the upstream waits `slowUpstreamMs` before its first byte; what the bridge did is said, never judged. */
+  slow?: true;
+}
+
+/** An upstream error status: its status, the error type it carries, its retry-after. */
+interface StatusFault {
+  kind: "status";
+  status: number;
+  type?: string;
+  retryAfter?: string;
 }
 
 // ---------------------------------------------------------------- fixtures
@@ -212,6 +224,41 @@ export const BRIDGE_CHECKS: readonly BridgeCheck[] = [
     fault: { kind: "status", status: 500 },
   },
   {
+    name: "fault-500-json",
+    title: "an upstream 500, JSON",
+    request: (model) => ({ stream: false, body: { model, input: "Say hello." } }),
+    upstream: { steps: [], end: { type: "http_error", status: 500 } },
+    fault: { kind: "status", status: 500 },
+  },
+  {
+    name: "fault-400",
+    title: "an upstream 400 invalid_request, streamed",
+    request: (model) => ({ stream: true, body: { model, input: "Say hello.", stream: true } }),
+    upstream: {
+      steps: [],
+      end: {
+        type: "http_error",
+        status: 400,
+        error: { type: "invalid_request", code: "invalid_value", param: "input", message: "The input was refused." },
+      },
+    },
+    fault: { kind: "status", status: 400, type: "invalid_request" },
+  },
+  {
+    name: "fault-404",
+    title: "an upstream 404 model_not_found, JSON",
+    request: (model) => ({ stream: false, body: { model, input: "Say hello." } }),
+    upstream: {
+      steps: [],
+      end: {
+        type: "http_error",
+        status: 404,
+        error: { type: "not_found", code: "model_not_found", param: "model", message: "The model does not exist." },
+      },
+    },
+    fault: { kind: "status", status: 404, type: "not_found" },
+  },
+  {
     name: "fault-429",
     title: "an upstream 429 with retry-after",
     request: (model) => ({ stream: false, body: { model, input: "Say hello." } }),
@@ -228,7 +275,18 @@ export const BRIDGE_CHECKS: readonly BridgeCheck[] = [
     },
     fault: { kind: "cut" },
   },
+  {
+    name: "slow-upstream",
+    title: "a slow upstream (informational), streamed",
+    request: (model) => ({ stream: true, body: { model, input: "Say hello in three words.", stream: true } }),
+    upstream: message(HELLO),
+    expected: { text: HELLO },
+    slow: true,
+  },
 ];
+
+/** How long the upstream waits before its first byte in the `slow-upstream` check, unless told (`--slow-upstream-ms`). */
+export const DEFAULT_SLOW_UPSTREAM_MS = 5_000;
 
 export const BRIDGE_CHECK_NAMES: readonly string[] = BRIDGE_CHECKS.map((c) => c.name);
 
@@ -466,6 +524,254 @@ export function translationViolations(down: Json, up: unknown): Violation[] {
   return out;
 }
 
+// ---------------------------------------------------------------- upstream translation (Responses → Responses)
+
+/** A Responses input item is a message: `type: "message"`, or no type and a role (an EasyInputMessage). */
+const isMessageItem = (i: Json) => i.type === "message" || (i.type === undefined && typeof i.role === "string");
+const isSystemItem = (i: Json) => isMessageItem(i) && (i.role === "system" || i.role === "developer");
+const argsSame = (a: unknown, b: unknown) =>
+  a === b || (typeof a === "string" && typeof b === "string" && jsonSame(a, b));
+
+/**
+ * What the bridge sent upstream (a Responses body), held against the
+ * downstream request (a Responses body): the same request, or one with the
+ * same meaning (a string input as one user message, `instructions` as a
+ * leading system or developer message). Each rule applies only when the
+ * downstream request used the field it is about. Paths are into the upstream body.
+ */
+export function responsesTranslationViolations(down: Json, up: unknown): Violation[] {
+  if (!isObject(up)) return [v("upstream.input", `the upstream request's body is not a JSON object: ${show(up)}`, "$")];
+  const out: Violation[] = [];
+  if (typeof up.input !== "string" && !Array.isArray(up.input))
+    return [
+      v(
+        "upstream.input",
+        `the upstream request has no \`input\` (a string or an array of items); got ${show(up.input)}`,
+        "$.input",
+      ),
+    ];
+  const items: Json[] =
+    typeof up.input === "string"
+      ? [{ type: "message", role: "user", content: up.input }]
+      : up.input.map((i) => (isObject(i) ? i : {}));
+  const rest = items.filter((i) => !isSystemItem(i));
+  const at = (item: Json) => (typeof up.input === "string" ? "$.input" : `$.input[${items.indexOf(item)}]`);
+
+  // instructions: kept as `instructions`, or moved into a leading system (or developer) message.
+  if (typeof down.instructions === "string" && down.instructions !== "" && up.instructions !== down.instructions) {
+    const first = items[0];
+    if (!first || !isSystemItem(first) || itemText(first.content) !== down.instructions)
+      out.push(
+        v(
+          "upstream.instructions",
+          `\`instructions\` ${show(down.instructions)} must go upstream as \`instructions\` (or a first system or developer message with that text); got \`instructions\` ${show(up.instructions)}`,
+          "$.instructions",
+        ),
+      );
+  }
+
+  // A string input → that string, or one user message holding it.
+  if (typeof down.input === "string") {
+    const ok =
+      up.input === down.input ||
+      (rest.length === 1 &&
+        isMessageItem(rest[0]) &&
+        rest[0].role === "user" &&
+        itemText(rest[0].content) === down.input);
+    if (!ok)
+      out.push(
+        v(
+          "upstream.input",
+          `the string \`input\` ${show(down.input)} must go upstream as that string, or one user message holding it; got ${rest.length} item(s): ${show(
+            rest.map((i) => (isMessageItem(i) ? itemText(i.content) : i.type)),
+            120,
+          )}`,
+          "$.input",
+        ),
+      );
+  }
+
+  if (Array.isArray(down.input)) {
+    const wanted = down.input.filter(isObject);
+    // The messages, in order, with the same role and text.
+    const want = wanted.filter((i) => isMessageItem(i) && !isSystemItem(i));
+    const got = rest.filter(isMessageItem);
+    const same =
+      want.length === got.length &&
+      want.every((w, k) => got[k].role === w.role && itemText(got[k].content) === itemText(w.content));
+    if (!same)
+      out.push(
+        v(
+          "upstream.input",
+          `the input's ${want.length} message(s) must go upstream with the same roles and text; got ${show(
+            got.map((g) => `${String(g.role)}: ${itemText(g.content) ?? "?"}`),
+            120,
+          )}`,
+          "$.input",
+        ),
+      );
+    // function_call + function_call_output → the same items, with the same call_id, the output after the call.
+    for (const output of wanted.filter((i) => i.type === "function_call_output")) {
+      const id = output.call_id;
+      const fc = wanted.find((i) => i.type === "function_call" && i.call_id === id);
+      const upCall = items.find((i) => i.type === "function_call" && i.call_id === id);
+      const upOutput = items.find((i) => i.type === "function_call_output" && i.call_id === id);
+      if (fc && !upCall)
+        out.push(
+          v(
+            "upstream.tool-output",
+            `the function_call ${show(id)} must go upstream as a function_call item with that call_id; none was sent`,
+            "$.input",
+          ),
+        );
+      else if (fc && upCall && (upCall.name !== fc.name || !argsSame(upCall.arguments, fc.arguments)))
+        out.push(
+          v(
+            "upstream.tool-output",
+            `the function_call ${show(id)} must keep its name ${show(fc.name)} and arguments ${show(fc.arguments)}; got ${show(upCall.name)}, ${show(upCall.arguments)}`,
+            at(upCall),
+          ),
+        );
+      const want = typeof output.output === "string" ? output.output : itemText(output.output);
+      const gotOut = upOutput && (typeof upOutput.output === "string" ? upOutput.output : itemText(upOutput.output));
+      if (!upOutput)
+        out.push(
+          v(
+            "upstream.tool-output",
+            `the function_call_output of ${show(id)} must go upstream as a function_call_output item with call_id ${show(id)}; none was sent`,
+            "$.input",
+          ),
+        );
+      else if (gotOut !== want)
+        out.push(
+          v(
+            "upstream.tool-output",
+            `the function_call_output of ${show(id)} must hold the output ${show(want)}; got ${show(upOutput.output)}`,
+            `${at(upOutput)}.output`,
+          ),
+        );
+      else if (upCall && items.indexOf(upOutput) < items.indexOf(upCall))
+        out.push(
+          v(
+            "upstream.tool-output",
+            `the function_call_output of ${show(id)} must come after its function_call`,
+            at(upOutput),
+          ),
+        );
+    }
+  }
+
+  // tools: the function tools, as they were.
+  if (Array.isArray(down.tools)) {
+    const want = down.tools.filter((t) => isObject(t) && t.type === "function") as Json[];
+    const got = (Array.isArray(up.tools) ? up.tools : []).map((t) => (isObject(t) ? t : {}));
+    const fns = got.filter((t) => t.type === "function");
+    if (fns.length !== want.length)
+      out.push(
+        v(
+          "upstream.tools",
+          `${want.length} function tool(s) must go upstream; ${fns.length} did`,
+          Array.isArray(up.tools) ? "$.tools" : "$",
+        ),
+      );
+    for (const tool of want) {
+      const g = fns.find((t) => t.name === tool.name);
+      if (!g) {
+        if (fns.length === want.length)
+          out.push(v("upstream.tools", `the tool ${show(tool.name)} is not among the upstream tools`, "$.tools"));
+        continue;
+      }
+      const faults: string[] = [];
+      if (tool.description !== undefined && g.description !== tool.description) faults.push("a different description");
+      if (tool.parameters !== undefined && !jsonEqual(g.parameters, tool.parameters))
+        faults.push("different parameters");
+      if (tool.strict !== undefined && tool.strict !== null && g.strict !== tool.strict)
+        faults.push(`strict ${show(g.strict)}, not ${show(tool.strict)}`);
+      if (faults.length > 0)
+        out.push(
+          v(
+            "upstream.tools",
+            `the tool ${show(tool.name)} went upstream with ${faults.join(", ")}`,
+            `$.tools[${got.indexOf(g)}]`,
+          ),
+        );
+    }
+  }
+
+  // tool_choice, as it was ("auto" may be left out when tools go upstream: it is the default).
+  const choice = down.tool_choice;
+  if (choice !== undefined && choice !== null) {
+    const defaulted =
+      choice === "auto" && up.tool_choice === undefined && Array.isArray(up.tools) && up.tools.length > 0;
+    if (!defaulted && !jsonEqual(up.tool_choice, choice))
+      out.push(
+        v(
+          "upstream.tool-choice",
+          `\`tool_choice\` ${show(choice)} must go upstream as it is; got ${show(up.tool_choice)}`,
+          "$.tool_choice",
+        ),
+      );
+  }
+
+  // text.format, kept.
+  const format = isObject(down.text) && isObject(down.text.format) ? down.text.format : undefined;
+  const upFormat = isObject(up.text) && isObject(up.text.format) ? up.text.format : undefined;
+  if (format?.type === "json_schema") {
+    const ok =
+      upFormat?.type === "json_schema" &&
+      upFormat.name === format.name &&
+      jsonEqual(upFormat.schema, format.schema) &&
+      (format.strict === undefined || upFormat.strict === format.strict);
+    if (!ok)
+      out.push(
+        v(
+          "upstream.response-format",
+          `\`text.format\` json_schema ${show(format.name)} must go upstream as it is (name, schema, strict); got ${show(up.text, 120)}`,
+          "$.text.format",
+        ),
+      );
+  } else if (format?.type === "json_object" && upFormat?.type !== "json_object")
+    out.push(
+      v(
+        "upstream.response-format",
+        `\`text.format\` json_object must go upstream as it is; got ${show(up.text)}`,
+        "$.text.format",
+      ),
+    );
+
+  // The parameters, as they were.
+  for (const key of ["max_output_tokens", "temperature", "top_p", "parallel_tool_calls"] as const)
+    if (down[key] !== undefined && down[key] !== null && up[key] !== down[key])
+      out.push(
+        v("upstream.params", `\`${key}\` ${show(down[key])} must go upstream; got ${show(up[key])}`, `$.${key}`),
+      );
+  if (down.stream === true && up.stream !== true)
+    out.push(
+      v(
+        "upstream.params",
+        `the client asked for a stream, but the upstream request has \`stream\` ${show(up.stream)}: the answer cannot reach the client as it is made`,
+        "$.stream",
+      ),
+    );
+  return out;
+}
+
+/** The API a bridge speaks upstream (`--upstream-api`). */
+export type UpstreamApi = "chat" | "responses";
+export const UPSTREAM_APIS: readonly UpstreamApi[] = ["chat", "responses"];
+
+/** How one upstream API is judged: the path the bridge posts to, and what it sent held against the client's request. */
+export interface UpstreamJudge {
+  /** The path's end: `/chat/completions`, `/responses`. */
+  endpoint: string;
+  translation(down: Json, up: unknown): Violation[];
+}
+
+export const UPSTREAM_JUDGES: Record<UpstreamApi, UpstreamJudge> = {
+  chat: { endpoint: "/chat/completions", translation: translationViolations },
+  responses: { endpoint: "/responses", translation: responsesTranslationViolations },
+};
+
 // ---------------------------------------------------------------- faults and fidelity
 
 /** The event types of an SSE body, in order. */
@@ -487,7 +793,7 @@ const isSse = (answer: RawAnswer) => (answer.contentType ?? "").toLowerCase().st
 
 /** An upstream error status passed on: the same class, or a failed response; a 429's retry-after kept. */
 export function faultStatusViolations(
-  fault: { status: number; retryAfter?: string },
+  fault: { status: number; type?: string; retryAfter?: string },
   answer: RawAnswer,
   verdict: Verdict | undefined,
 ): Violation[] {
@@ -504,6 +810,17 @@ export function faultStatusViolations(
           "$",
         ),
       );
+    else if (fault.type !== undefined) {
+      const type = errorType(answer);
+      if (type !== undefined && !sameErrorType(type, fault.type))
+        out.push(
+          v(
+            "fault.status",
+            `the upstream answered ${fault.status} with an error of type ${show(fault.type)}; the bridge's ${status} says ${show(type)}: the caller's error keeps its type`,
+            "$.error.type",
+          ),
+        );
+    }
   } else {
     const types = isSse(answer) ? eventTypes(answer.body) : [];
     const failed = verdict?.response?.status === "failed" || types.includes("response.failed");
@@ -531,6 +848,20 @@ export function faultStatusViolations(
   }
   return out;
 }
+
+/** The `error.type` of a JSON error body, when it has one (the downstream rules judge its shape). */
+function errorType(answer: RawAnswer): unknown {
+  try {
+    const body = JSON.parse(answer.body) as unknown;
+    return isObject(body) && isObject(body.error) ? body.error.type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same error type, in the spec's spelling (`invalid_request`) or OpenAI's (`invalid_request_error`). */
+const sameErrorType = (got: unknown, want: string) =>
+  typeof got === "string" && got.replace(/_error$/, "") === want.replace(/_error$/, "");
 
 /** An upstream cut mid-stream: error then response.failed, never response.completed. */
 export function faultCutViolations(answer: RawAnswer): Violation[] {
@@ -637,6 +968,10 @@ export interface BridgeRunOptions {
   only?: readonly string[];
   /** Sent as the API key, with the check's name: `KEYPREFIX-text`. */
   keyPrefix: string;
+  /** The API the bridge speaks upstream (default chat). */
+  upstreamApi?: UpstreamApi;
+  /** The `slow-upstream` check's wait before the upstream's first byte (default DEFAULT_SLOW_UPSTREAM_MS). */
+  slowUpstreamMs?: number;
   io: BridgeIo;
   onResult?: (result: CheckResult) => void;
 }
@@ -654,9 +989,22 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
     options.only && options.only.length > 0
       ? BRIDGE_CHECKS.filter((c) => options.only!.includes(c.name))
       : BRIDGE_CHECKS;
+  const api = options.upstreamApi ?? "chat";
+  const judge = UPSTREAM_JUDGES[api];
+  const slowMs = options.slowUpstreamMs ?? DEFAULT_SLOW_UPSTREAM_MS;
   const results: CheckResult[] = [];
   let unreachable: string | undefined;
   for (const check of checks) {
+    if (check.slow) {
+      const result = await runSlowCheck(check, slowMs, judge, options);
+      if (result.requests[0].status === undefined && results.length === 0) {
+        unreachable = result.requests[0].failure ?? "the connection failed";
+        break;
+      }
+      results.push(result);
+      options.onResult?.(result);
+      continue;
+    }
     await options.io.script(check.upstream);
     let request = check.request(options.model);
     let answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
@@ -673,7 +1021,7 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
       answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
     }
     const upstream = await options.io.upstreamRequests();
-    const chat = upstream.filter((r) => r.method === "POST" && r.path.endsWith("/chat/completions"));
+    const sent = upstream.filter((r) => r.method === "POST" && r.path.endsWith(judge.endpoint));
     const body = request.body ?? {};
     let verdict: Verdict | undefined;
     const downstream: Violation[] = [];
@@ -701,15 +1049,8 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
       if (check.expected) faults.push(...fidelityViolations(check.expected, verdict));
     }
     const translation: Violation[] = [];
-    if (chat.length === 0)
-      translation.push(
-        v(
-          "upstream.input",
-          `no request reached the upstream's /chat/completions (${upstream.length > 0 ? `it got ${upstream.map((r) => `${r.method} ${r.path}`).join(", ")}` : "it got nothing"}): is the bridge's upstream http://127.0.0.1:PORT/v1?`,
-          "$",
-        ),
-      );
-    else translation.push(...translationViolations(body, chat[0].body));
+    if (sent.length === 0) translation.push(nothingSent(judge, upstream));
+    else translation.push(...judge.translation(body, sent[0].body));
     const violations = [
       ...sided("downstream", downstream),
       ...sided("upstream", translation),
@@ -742,6 +1083,7 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
     passed: count("pass"),
     failed: count("fail"),
     skipped: count("skipped"),
+    ...(count("info") > 0 ? { info: count("info") } : {}),
     violations: results.reduce((n, r) => n + r.violations.length + r.suppressed, 0),
   };
   return {
@@ -752,8 +1094,87 @@ export async function runBridgeBench(options: BridgeRunOptions): Promise<Battery
     results,
     summary: summaryCounts,
     streamedInstead: results.filter((r) => r.streamedInstead).map((r) => r.name),
-    bridge: { upstreamApi: "chat" },
+    bridge: { upstreamApi: api },
   };
+}
+
+/** The upstream.input violation of a check whose request never reached the upstream's endpoint. */
+function nothingSent(judge: UpstreamJudge, upstream: UpstreamRequest[]): Violation {
+  const got =
+    upstream.length > 0 ? `it got ${upstream.map((r) => `${r.method} ${r.path}`).join(", ")}` : "it got nothing";
+  return v(
+    "upstream.input",
+    `no request reached the upstream's ${judge.endpoint} (${got}): is the bridge's upstream http://127.0.0.1:PORT/v1?`,
+    "$",
+  );
+}
+
+/**
+ * The informational `slow-upstream` check: the upstream waits `slowMs`
+ * before its first byte, and the result says whether the bridge waited and
+ * passed the answer through, or gave up. Never a violation: how long a
+ * bridge waits is its own choice.
+ */
+async function runSlowCheck(
+  check: BridgeCheck,
+  slowMs: number,
+  judge: UpstreamJudge,
+  options: BridgeRunOptions,
+): Promise<CheckResult> {
+  await options.io.script({ ...check.upstream, timing: { latencyMs: slowMs } });
+  const request = check.request(options.model);
+  const answer = await options.io.send(request, `${options.keyPrefix}-${check.name}`);
+  const upstream = await options.io.upstreamRequests();
+  const judged = answer.status !== undefined ? judgeAnswer(request, answer, options.dialect) : undefined;
+  const reached = upstream.some((r) => r.method === "POST" && r.path.endsWith(judge.endpoint));
+  return {
+    name: check.name,
+    title: check.title,
+    outcome: "info",
+    note: slowNote(slowMs, answer, judged?.verdict, check.expected ?? {}, reached),
+    requests: [summary(request, answer, judged?.verdict)],
+    violations: [],
+    suppressed: 0,
+    suppressedByRule: {},
+    specNotes: [],
+    upstream: { requests: upstream.map((r) => ({ method: r.method, path: r.path, body: r.body })) },
+  };
+}
+
+/** What the bridge did with an upstream that waited `slowMs` before its first byte, in words. */
+export function slowNote(
+  slowMs: number,
+  answer: RawAnswer,
+  verdict: Verdict | undefined,
+  expected: Expected,
+  reachedUpstream: boolean,
+): string {
+  const wait = `the upstream waited ${slowMs} ms before its first byte`;
+  if (!reachedUpstream) return `${wait}, but the bridge's request never reached it`;
+  if (answer.status === undefined)
+    return `${wait}; the client got no answer from the bridge (${answer.failure ?? "the connection failed"})`;
+  const passed =
+    answer.status === 200 &&
+    verdict?.response?.status === "completed" &&
+    fidelityViolations(expected, verdict).length === 0 &&
+    !answer.failure;
+  if (passed) return `${wait}; the bridge waited, and passed the answer through (200, completed)`;
+  const why = errorMessage(answer, verdict);
+  const got = `${answer.status}${verdict?.response?.status ? `, ${String(verdict.response.status)}` : ""}${answer.failure ? `, cut short: ${answer.failure}` : ""}`;
+  return `${wait}; the bridge gave up or lost the answer: it answered ${got}${why ? ` (${show(why, 160)})` : ""}`;
+}
+
+/** The error message of an answer: a JSON error's, or a failed response's. */
+function errorMessage(answer: RawAnswer, verdict: Verdict | undefined): string | undefined {
+  const error = verdict?.response?.error;
+  if (isObject(error) && typeof error.message === "string") return error.message;
+  try {
+    const body = JSON.parse(answer.body) as unknown;
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === "string") return body.error.message;
+  } catch {
+    // a stream, or not JSON
+  }
+  return undefined;
 }
 
 function summary(request: BatteryRequest, answer: RawAnswer, verdict: Verdict | undefined) {

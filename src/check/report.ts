@@ -10,7 +10,7 @@
 import type { BatteryReport, CheckResult, CheckViolation } from "./battery.js";
 import { pathPattern, RULES, type RuleId } from "./rules.js";
 
-const LABEL: Record<CheckResult["outcome"], string> = { pass: "PASS", fail: "FAIL", skipped: "SKIP" };
+const LABEL: Record<CheckResult["outcome"], string> = { pass: "PASS", fail: "FAIL", skipped: "SKIP", info: "INFO" };
 
 export interface TextReportOptions {
   /** The base URL checked, for the heading. */
@@ -50,9 +50,11 @@ function upstreamLine(requests: { method: string; path: string; body: unknown }[
   if (requests.length === 0) return "nothing reached it";
   return requests
     .map((r) => {
-      const b = r.body as { messages?: unknown[]; stream?: unknown; tools?: unknown[] } | undefined;
+      const b = r.body as { messages?: unknown[]; input?: unknown; stream?: unknown; tools?: unknown[] } | undefined;
       const parts: string[] = [];
       if (b && Array.isArray(b.messages)) parts.push(`${b.messages.length} message(s)`);
+      if (b && Array.isArray(b.input)) parts.push(`${b.input.length} input item(s)`);
+      else if (b && typeof b.input === "string") parts.push("input text");
       if (b && Array.isArray(b.tools)) parts.push(`${b.tools.length} tool(s)`);
       if (b && typeof b === "object") parts.push(`stream ${String(b.stream ?? false)}`);
       return `${r.method} ${r.path}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
@@ -187,7 +189,7 @@ function faultLines(g: Group, multiRequest: boolean, across: boolean): string[] 
 /** The readable report. */
 export function formatReport(report: BatteryReport, options: TextReportOptions): string {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
-  const colour = { pass: "32", fail: "31", skipped: "33" } as const;
+  const colour = { pass: "32", fail: "31", skipped: "33", info: "36" } as const;
   const lines: string[] = [];
   lines.push(
     `openresponses-mock check ${options.target}${report.bridge ? ` --bridge (upstream API ${report.bridge.upstreamApi})` : ""} (dialect ${report.dialect}, model ${report.model})`,
@@ -228,7 +230,7 @@ export function formatReport(report: BatteryReport, options: TextReportOptions):
       `The server refused requests without \`stream\` (501 or 405): ${report.streamedInstead.length} check(s) were judged over streams instead (${report.streamedInstead.join(", ")}).`,
     );
   lines.push(
-    `${report.results.length} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (not exercised); ${s.violations} violation(s)${all.length > 0 ? ` from ${all.length} distinct fault(s)` : ""}`,
+    `${report.results.length} checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (not exercised)${s.info ? `, ${s.info} informational` : ""}; ${s.violations} violation(s)${all.length > 0 ? ` from ${all.length} distinct fault(s)` : ""}`,
   );
   const rules = [...new Set(all.map((g) => g.rule))];
   if (rules.length > 0) {

@@ -57,20 +57,22 @@ export const RULES = {
   "compact.item": "POST /responses/compact: the compacted output holds a compaction item.",
   "compact.continue":
     "POST /responses/compact: the compacted output, sent back as input to POST /responses, is accepted.",
-  "upstream.input": "Bridge: a string input goes upstream as one user message holding the whole string.",
-  "upstream.instructions": "Bridge: instructions go upstream as a system (or developer) message, first.",
+  "upstream.input":
+    "Bridge: a string input goes upstream as one user message holding the whole string (a Responses upstream: that string, or that message); input items keep their meaning.",
+  "upstream.instructions":
+    "Bridge: instructions go upstream as a system (or developer) message, first (a Responses upstream: as instructions, or that message).",
   "upstream.tool-output":
-    "Bridge: function_call + function_call_output items go upstream as an assistant tool_calls message and a tool message with the same tool_call_id.",
+    "Bridge: function_call + function_call_output items go upstream as an assistant tool_calls message and a tool message with the same tool_call_id (a Responses upstream: the same items, same call_id).",
   "upstream.tools":
-    "Bridge: function tools go upstream as Chat Completions tools (type function, function.name/description/parameters).",
+    "Bridge: function tools go upstream as Chat Completions tools (type function, function.name/description/parameters), or as they are to a Responses upstream.",
   "upstream.tool-choice":
-    "Bridge: tool_choice none/required/auto and a named function go upstream as Chat Completions tool_choice.",
+    "Bridge: tool_choice none/required/auto and a named function go upstream as Chat Completions tool_choice, or as they are to a Responses upstream.",
   "upstream.response-format":
-    "Bridge: text.format json_schema goes upstream as response_format json_schema (name, schema, strict).",
+    "Bridge: text.format json_schema goes upstream as response_format json_schema (name, schema, strict), or as it is to a Responses upstream.",
   "upstream.params":
-    "Bridge: max_output_tokens (as max_completion_tokens or max_tokens), temperature, top_p, parallel_tool_calls and stream: true go upstream.",
+    "Bridge: max_output_tokens (to Chat Completions as max_completion_tokens or max_tokens), temperature, top_p, parallel_tool_calls and stream: true go upstream.",
   "fault.status":
-    "Bridge: an upstream 4xx/5xx becomes an error of the same class (or response.failed), never a 200 with a lone error event.",
+    "Bridge: an upstream 4xx/5xx becomes an error of the same class (a 4xx: the same error type) or response.failed, never a 200 with a lone error event.",
   "fault.retry-after": "Bridge: an upstream 429's retry-after header reaches the client.",
   "fault.cut": "Bridge: an upstream cut mid-stream ends in error then response.failed, never response.completed.",
   "fidelity.text": "Bridge: the downstream output text is the upstream's.",

@@ -13,13 +13,17 @@
 import { randomBytes } from "node:crypto";
 import { startServer, type MockServer } from "../server.js";
 import {
+  baseUrlHints,
   formatReport,
+  needsPathProbe,
   jsonReport,
   runBridgeBench,
   type BatteryReport,
   type BatteryRequest,
   type CheckDialect,
+  type PathProbe,
   type RawAnswer,
+  type UpstreamApi,
   type UpstreamRequest,
 } from "../check/index.js";
 
@@ -33,11 +37,13 @@ export interface BridgeSettings {
   dialect: CheckDialect;
   only: string[];
   json: boolean;
-  bridge: { port: number; api: "chat" };
+  bridge: { port: number; api: UpstreamApi; slowUpstreamMs: number };
 }
 
 export interface BridgeShell {
   send(request: BatteryRequest, key: string): Promise<RawAnswer>;
+  /** Probes the spec's own path (`ORIGIN/v1/responses`), for the base-URL hint. */
+  probe?(): Promise<PathProbe>;
   write(stream: NodeJS.WriteStream, text: string): Promise<void>;
 }
 
@@ -54,14 +60,20 @@ async function settledRequests(mock: MockServer): Promise<UpstreamRequest[]> {
   }
 }
 
-/** Starts the upstream on 127.0.0.1:PORT and runs the bench against the bridge at `settings.base`. */
-export async function runBridgeChecks(settings: BridgeSettings, shell: Pick<BridgeShell, "send">) {
+/**
+ * Starts the upstream on 127.0.0.1:PORT and runs the bench against the bridge
+ * at `settings.base`; then, the upstream still up (a bridge may pass the
+ * probe on), probes the spec's own path and adds the base-URL hints.
+ */
+export async function runBridgeChecks(settings: BridgeSettings, shell: Pick<BridgeShell, "send" | "probe">) {
   const mock = await startServer({ port: settings.bridge.port, host: "127.0.0.1" });
   try {
-    return await runBridgeBench({
+    const report = await runBridgeBench({
       model: settings.model,
       dialect: settings.dialect,
       only: settings.only,
+      upstreamApi: settings.bridge.api,
+      slowUpstreamMs: settings.bridge.slowUpstreamMs,
       keyPrefix: `bridge-${randomBytes(4).toString("hex")}`,
       io: {
         script(turn) {
@@ -72,6 +84,12 @@ export async function runBridgeChecks(settings: BridgeSettings, shell: Pick<Brid
         upstreamRequests: () => settledRequests(mock),
       },
     });
+    if (!report.unreachable && shell.probe) {
+      const probe = needsPathProbe(settings.base) ? await shell.probe() : undefined;
+      const hints = baseUrlHints(settings.base, report, probe);
+      if (hints.length > 0) report.baseUrl = hints;
+    }
+    return report;
   } finally {
     await mock.close();
   }

@@ -14,6 +14,8 @@ import { runBridgeCommand } from "./bridge.js";
 import {
   BATTERY_NAMES,
   BRIDGE_CHECK_NAMES,
+  DEFAULT_SLOW_UPSTREAM_MS,
+  UPSTREAM_APIS,
   baseUrlHints,
   CHECK_DIALECTS,
   needsPathProbe,
@@ -25,6 +27,7 @@ import {
   type BatteryRequest,
   type PathProbe,
   type RawAnswer,
+  type UpstreamApi,
   type WsConnection,
   type WsOpen,
   type WsRead,
@@ -54,6 +57,7 @@ export interface CheckArgs {
   bridge?: boolean;
   "upstream-port"?: string;
   "upstream-api"?: string;
+  "slow-upstream-ms"?: string;
 }
 
 /** The `check` command's positional and flags. */
@@ -70,7 +74,11 @@ export function checkOptions<T>(y: Argv<T>) {
       type: "string",
       describe: `Judge answers by this dialect's rules: ${CHECK_DIALECTS.join(", ")} (default open-responses)`,
     })
-    .option("only", { type: "string", array: true, describe: `Run only these checks: ${BATTERY_NAMES.join(", ")}` })
+    .option("only", {
+      type: "string",
+      array: true,
+      describe: `Run only these checks: ${BATTERY_NAMES.join(", ")} (with --bridge: ${BRIDGE_CHECK_NAMES.join(", ")})`,
+    })
     .option("skip", {
       type: "string",
       array: true,
@@ -93,7 +101,12 @@ export function checkOptions<T>(y: Argv<T>) {
     })
     .option("upstream-api", {
       type: "string",
-      describe: "With --bridge: the API the bridge speaks upstream: chat (default; responses is not supported yet)",
+      describe:
+        "With --bridge: the API the bridge speaks upstream: chat (Chat Completions, the default) or responses (POST /v1/responses)",
+    })
+    .option("slow-upstream-ms", {
+      type: "string",
+      describe: `With --bridge: how long the upstream waits before its first byte in the informational slow-upstream check, in ms (default ${DEFAULT_SLOW_UPSTREAM_MS}; below --timeout-ms)`,
     });
 }
 
@@ -107,9 +120,16 @@ export interface Settings {
   only: string[];
   json: boolean;
   timeoutMs: number;
-  /** `--bridge`: the upstream's port and API. */
-  bridge?: { port: number; api: "chat" };
+  /** `--bridge`: the upstream's port and API, and the slow-upstream check's wait. */
+  bridge?: { port: number; api: UpstreamApi; slowUpstreamMs: number };
 }
+
+/** The checks `--only` (or `--skip`) names (comma-separated or repeated). */
+const only = (argv: CheckArgs, flag: "only" | "skip" = "only") =>
+  (argv[flag] ?? [])
+    .flatMap((s) => String(s).split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The flags, checked; a bad one is named as typed. */
 export function checkSettings(argv: CheckArgs): Settings {
@@ -128,16 +148,19 @@ export function checkSettings(argv: CheckArgs): Settings {
     throw new UsageError(
       `--dialect: unknown dialect '${dialect}'; ${didYouMean(dialect, CHECK_DIALECTS)}known dialects: ${CHECK_DIALECTS.join(", ")}`,
     );
+  let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
+  if (argv["timeout-ms"] !== undefined) {
+    const text = String(argv["timeout-ms"]);
+    timeoutMs = Number(text);
+    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError(`--timeout-ms: expected a whole number of milliseconds above 0, got '${text}'`);
+  }
   let bridge: Settings["bridge"];
   if (argv.bridge) {
     const api = argv["upstream-api"] ?? "chat";
-    if (api === "responses")
+    if (!(UPSTREAM_APIS as readonly string[]).includes(api))
       throw new UsageError(
-        "--upstream-api: 'responses' is not supported yet; the bridge bench judges bridges whose upstream speaks Chat Completions (--upstream-api chat)",
-      );
-    if (api !== "chat")
-      throw new UsageError(
-        `--upstream-api: unknown API '${api}'; ${didYouMean(api, ["chat", "responses"])}one of: chat`,
+        `--upstream-api: unknown API '${api}'; ${didYouMean(api, UPSTREAM_APIS)}one of: ${UPSTREAM_APIS.join(", ")}`,
       );
     const text = argv["upstream-port"];
     if (text === undefined)
@@ -147,38 +170,38 @@ export function checkSettings(argv: CheckArgs): Settings {
     const port = Number(text);
     if (String(text).trim() === "" || !Number.isInteger(port) || port < 1 || port > 65535)
       throw new UsageError(`--upstream-port: expected a port number from 1 to 65535, got '${text}'`);
-    bridge = { port, api: "chat" };
-  } else if (argv["upstream-port"] !== undefined || argv["upstream-api"] !== undefined) {
-    throw new UsageError(
-      `--${argv["upstream-port"] !== undefined ? "upstream-port" : "upstream-api"}: only with --bridge (check URL --bridge --upstream-port N)`,
-    );
+    let slowUpstreamMs = DEFAULT_SLOW_UPSTREAM_MS;
+    const slow = argv["slow-upstream-ms"];
+    if (slow !== undefined) {
+      slowUpstreamMs = Number(slow);
+      if (String(slow).trim() === "" || !Number.isInteger(slowUpstreamMs) || slowUpstreamMs <= 0)
+        throw new UsageError(`--slow-upstream-ms: expected a whole number of milliseconds above 0, got '${slow}'`);
+    }
+    const runsSlow =
+      (only(argv).length === 0 || only(argv).includes("slow-upstream")) &&
+      !only(argv, "skip").includes("slow-upstream");
+    if (slowUpstreamMs >= timeoutMs && runsSlow)
+      throw new UsageError(
+        `--slow-upstream-ms: ${slowUpstreamMs} ms${slow === undefined ? " (the default)" : ""} is not below --timeout-ms (${timeoutMs} ms): the bench would give up before the bridge could answer; lower it, or raise --timeout-ms`,
+      );
+    bridge = { port, api: api as UpstreamApi, slowUpstreamMs };
+  } else {
+    const stray = (["upstream-port", "upstream-api", "slow-upstream-ms"] as const).find((f) => argv[f] !== undefined);
+    if (stray) throw new UsageError(`--${stray}: only with --bridge (check URL --bridge --upstream-port N)`);
   }
   const names = bridge ? BRIDGE_CHECK_NAMES : BATTERY_NAMES;
-  const list = (flag: "only" | "skip") => {
-    const given = (argv[flag] ?? [])
-      .flatMap((s) => String(s).split(","))
-      .map((s) => s.trim())
-      .filter(Boolean);
-    for (const name of given)
+  for (const flag of ["only", "skip"] as const)
+    for (const name of only(argv, flag))
       if (!names.includes(name))
         throw new UsageError(
           `--${flag}: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
         );
-    return given;
-  };
-  let only = list("only");
-  const skip = list("skip");
+  let checks = only(argv);
+  const skip = only(argv, "skip");
   if (skip.length > 0) {
     // --skip is --only with the rest: the checks --only names (or all), but these.
-    only = (only.length > 0 ? only : names).filter((n) => !skip.includes(n));
-    if (only.length === 0) throw new UsageError(`--skip: no check is left to run (skipped: ${skip.join(", ")})`);
-  }
-  let timeoutMs = DEFAULT_CHECK_TIMEOUT_MS;
-  if (argv["timeout-ms"] !== undefined) {
-    const text = String(argv["timeout-ms"]);
-    timeoutMs = Number(text);
-    if (text.trim() === "" || !Number.isInteger(timeoutMs) || timeoutMs <= 0)
-      throw new UsageError(`--timeout-ms: expected a whole number of milliseconds above 0, got '${text}'`);
+    checks = (checks.length > 0 ? checks : names).filter((n) => !skip.includes(n));
+    if (checks.length === 0) throw new UsageError(`--skip: no check is left to run (skipped: ${skip.join(", ")})`);
   }
   if (argv.model.trim() === "") throw new UsageError("--model: expected a model name, got nothing");
   return {
@@ -186,7 +209,7 @@ export function checkSettings(argv: CheckArgs): Settings {
     apiKey: argv["api-key"],
     model: argv.model,
     dialect,
-    only,
+    only: checks,
     json: argv.json,
     timeoutMs,
     ...(bridge ? { bridge } : {}),
@@ -325,7 +348,7 @@ const show = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0
  * JSON: a served path refuses it (400), an unserved one answers 404. Nothing
  * is generated, so a real model is not billed.
  */
-async function probeSpecPath(settings: Settings): Promise<PathProbe> {
+export async function probeSpecPath(settings: Settings): Promise<PathProbe> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   try {
@@ -358,7 +381,10 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
   }
   if (settings.bridge) {
     const s = settings;
-    return runBridgeCommand({ ...s, bridge: s.bridge! }, { send: (request, key) => send(s, request, key), write });
+    return runBridgeCommand(
+      { ...s, bridge: s.bridge! },
+      { send: (request, key) => send(s, request, key), probe: () => probeSpecPath(s), write },
+    );
   }
   const report = await runBattery({
     model: settings.model,

@@ -93,7 +93,7 @@ export function sseSink(
   plan: Plan | undefined,
   headers: Record<string, string> = {},
   splitUtf8 = false,
-): PaceSink & { readonly sent: number } {
+): PaceSink & { readonly sent: number; whole?(count: number): boolean } {
   return splitUtf8
     ? new SplitUtf8Sink(res, events, dialect, plan, headers)
     : new SseSink(res, events, dialect, plan, headers);
@@ -166,6 +166,24 @@ class SseSink implements PaceSink {
 
   heartbeat(): boolean | Promise<boolean> {
     return this.add(HEARTBEAT_FRAME);
+  }
+
+  /**
+   * Events 0 … count − 1 and the end in one write (an answer with nothing to
+   * wait for). The frames are joined into one flat string: written as a
+   * chain of concatenations, Node would flatten it on its write path.
+   */
+  whole(count: number): boolean {
+    if (this.gone()) return false;
+    this.head();
+    const frames = new Array<string>(count + 2);
+    frames[0] = this.pending;
+    for (let i = 0; i < count; i++) frames[i + 1] = eventFrame(this.dialect, this.events.at(i)!, this.plan);
+    frames[count + 1] = doneFrame(this.dialect);
+    this.pending = "";
+    this.count += count;
+    this.res.end(frames.join(""));
+    return true;
   }
 
   flush(): void {

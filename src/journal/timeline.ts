@@ -101,6 +101,35 @@ export class Timeline {
     this.put(index, now, false);
   }
 
+  /**
+   * Events 0 … count − 1 were all sent at clock time `now` (an answer sent
+   * in one write): the room is charged once, then the marks are kept as
+   * `event` would keep them one by one.
+   */
+  events(count: number, now: number): void {
+    if (this.count !== 0 || this.closed) {
+      for (let i = 0; i < count; i++) this.event(i, now);
+      return;
+    }
+    const kept = Math.min(count, this.cap);
+    // The capacity the marks one by one would have grown to: doubled from the first, up to the cap.
+    let size = Math.max(FIRST_CAPACITY, this.capacity);
+    while (size < kept) size = Math.min(size * 2, this.cap);
+    if (kept > this.capacity && !this.resize(size)) {
+      this.dropped += count;
+      return;
+    }
+    const t = now - this.origin;
+    const times = this.times!;
+    const codes = this.codes!;
+    for (let i = 0; i < kept; i++) {
+      times.push(t);
+      codes.push(i);
+    }
+    this.count = kept;
+    this.dropped += count - kept;
+  }
+
   /** A mark that is not an event, at clock time `now`. */
   mark(kind: Exclude<MarkKind, "event">, now: number): void {
     this.put(CODES[kind], now, kind !== "heartbeat");

@@ -429,7 +429,7 @@ export interface PlayOptions {
 export async function playTurn(
   deps: TurnDeps,
   turn: PreparedTurn,
-  sink: PaceSink,
+  sink: PaceSink & { whole?: WholeSink["whole"] },
   options: PlayOptions,
 ): Promise<PlayResult> {
   const { entry, timeline, answer } = turn;
@@ -443,6 +443,7 @@ export async function playTurn(
       timeline?.mark("end", deps.clock.now());
       return "done";
     }
+    if (sink.whole && isInstant(turn)) return playWhole(deps, turn, sink as WholeSink, options);
     if (deps.active) {
       active = deps.active;
       active.enter(loadKey(turn.request.model));
@@ -465,6 +466,54 @@ export async function playTurn(
     active?.leave(loadKey(turn.request.model));
     endTurn(deps, turn, turn.outcome ?? "aborted");
   }
+}
+
+/** A sink that can take a whole answer at once: every event, then its end, in one write. */
+export interface WholeSink extends PaceSink {
+  /** Sends events 0 … count − 1 and the end together; false if the client is gone (nothing was sent). */
+  whole(count: number): boolean;
+}
+
+/**
+ * Whether a turn's stream has nothing to wait for: not paced, no fault, and
+ * no scripted step that pauses. Its schedule would be every event at once,
+ * then the end, so it is sent that way with no schedule.
+ */
+function isInstant(turn: PreparedTurn): boolean {
+  const { timing, answer } = turn;
+  if (timing.paced || timing.faults.splitUtf8) return false;
+  const { pauses } = answer as Answer;
+  // A lazy answer (a long one) is played through the pacer, which hands the loop back as it goes.
+  return Array.isArray(answer.events) && (!timing.stepDelays || pauses.size === 0);
+}
+
+/**
+ * Plays an instant stream: one write of every frame and the end, the
+ * timeline's marks in bulk at the time of that write. What the pacer would
+ * have done with its schedule (every slot due at once), without a slot,
+ * a tick or a mark call per event.
+ */
+function playWhole(deps: TurnDeps, turn: PreparedTurn, sink: WholeSink, options: PlayOptions): PlayResult {
+  const { entry, timeline, answer } = turn;
+  const count = (answer as Answer).events.length;
+  const at = deps.clock.now();
+  const sent = sink.whole(count);
+  if (sent) {
+    if (timeline) {
+      timeline.events(count, at);
+      if (options.done) timeline.mark("done", at);
+      timeline.mark("end", at);
+    }
+    turn.outcome = answer.response.status;
+  } else {
+    markPlayEnd(timeline, "aborted", at);
+    turn.outcome = "aborted";
+  }
+  if (entry) {
+    entry.events = sent ? count : 0;
+    entry.outcome = turn.outcome;
+  }
+  return sent ? "done" : "aborted";
 }
 
 /**

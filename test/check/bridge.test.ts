@@ -1,7 +1,8 @@
 /**
- * `check URL --bridge --upstream-port N`: the bench against our own bridge
- * (`proxy --upstream-api chat`), which passes every check, and against small
- * broken bridges, each caught by the rule meant for it.
+ * `check URL --bridge --upstream-port N [--upstream-api chat|responses]`: the
+ * bench against our own bridge (`proxy`, with either upstream API), which
+ * passes every check, and against small broken bridges, each caught by the
+ * rule meant for it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
@@ -9,12 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockServer, type MockServer } from "../../src/server.js";
 import { runBridgeChecks } from "../../src/cli/bridge.js";
 import { runCli } from "../support/run.js";
-import { checkSettings, send } from "../../src/cli/check.js";
+import { checkSettings, probeSpecPath, send } from "../../src/cli/check.js";
 import {
   BRIDGE_CHECKS,
+  faultStatusViolations,
   fidelityViolations,
   formatReport,
   jsonReport,
+  responsesTranslationViolations,
   translationViolations,
   type BatteryReport,
   type Verdict,
@@ -29,35 +32,68 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function bench(bridgeBase: string, port: number, only?: string[]): Promise<BatteryReport> {
+type Api = "chat" | "responses";
+/** The slow-upstream check's wait in these tests: the upstream mock paces it (its turn's latencyMs). */
+const SLOW_MS = 200;
+
+async function bench(
+  bridgeBase: string,
+  port: number,
+  only?: string[],
+  api: Api = "chat",
+  slowMs = SLOW_MS,
+): Promise<BatteryReport> {
   const settings = checkSettings({
     url: bridgeBase,
     model: "openresponses-check",
     json: false,
     bridge: true,
     "upstream-port": String(port),
+    "upstream-api": api,
+    "slow-upstream-ms": String(slowMs),
     only,
   });
-  return runBridgeChecks({ ...settings, bridge: settings.bridge! }, { send: (r, k) => send(settings, r, k) });
+  return runBridgeChecks(
+    { ...settings, bridge: settings.bridge! },
+    { send: (r, k) => send(settings, r, k), probe: () => probeSpecPath(settings) },
+  );
 }
 
-describe("check --bridge against our own proxy --upstream-api chat", () => {
-  let port: number;
-  let proxy: MockServer;
-  beforeAll(async () => {
-    port = await freePort();
-    proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "chat" });
-  });
-  afterAll(async () => {
-    await proxy.close();
-  });
+/** Every check passes, but slow-upstream, which is informational and saw the bridge wait. */
+function expectAllPass(report: BatteryReport) {
+  expect(report.results.filter((r) => r.outcome !== "pass" && r.name !== "slow-upstream")).toEqual([]);
+  const slow = report.results.find((r) => r.name === "slow-upstream")!;
+  expect(slow).toMatchObject({ outcome: "info", violations: [] });
+  expect(slow.note).toBe(
+    `the upstream waited ${SLOW_MS} ms before its first byte; the bridge waited, and passed the answer through (200, completed)`,
+  );
+  expect(report.ok).toBe(true);
+  expect(report.results.map((r) => r.name)).toEqual(BRIDGE_CHECKS.map((c) => c.name));
+}
 
-  it("passes every check", async () => {
-    const report = await bench(proxy.baseURL, port);
-    expect(report.results.filter((r) => r.outcome !== "pass")).toEqual([]);
-    expect(report.streamedInstead).toEqual([]);
+for (const api of ["chat", "responses"] as const)
+  describe(`check --bridge --upstream-api ${api} against our own proxy --upstream-api ${api}`, () => {
+    let port: number;
+    let proxy: MockServer;
+    beforeAll(async () => {
+      port = await freePort();
+      proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: api });
+    });
+    afterAll(async () => {
+      await proxy.close();
+    });
+
+    it("passes every check", async () => {
+      const report = await bench(proxy.baseURL, port, undefined, api);
+      expectAllPass(report);
+      expect(report.streamedInstead).toEqual([]);
+      expect(report.bridge).toEqual({ upstreamApi: api });
+      expect(report.baseUrl).toBeUndefined();
+      // Each check's request reached the API's own endpoint, and only it.
+      const endpoint = api === "chat" ? "/v1/chat/completions" : "/v1/responses";
+      for (const r of report.results) expect(r.upstream!.requests.map((u) => u.path)).toEqual([endpoint]);
+    });
   });
-});
 
 // ---------------------------------------------------------------- broken bridges
 
@@ -92,12 +128,13 @@ const kept = (headers: Headers) => {
 };
 
 /**
- * A broken bridge: a translator from Responses to Chat Completions (our own
- * proxy, as its known-good translator) with one defect placed around it — a
- * node:http server between it and the upstream that alters the chat request
- * it sends, or one in front of it that alters what the client gets.
+ * A broken bridge: a bridge known to be good (our own proxy, translating to
+ * Chat Completions or passing the Responses request on) with one defect
+ * placed around it — a node:http server between it and the upstream that
+ * alters the request it sends, or one in front of it that alters what the
+ * client gets.
  */
-async function brokenBridge(upstreamPort: number, defect: Defect) {
+async function brokenBridge(upstreamPort: number, defect: Defect, api: Api = "chat") {
   const middle = createServer(async (req, res) => {
     const text = await readBody(req);
     const body = defect.up ? JSON.stringify(defect.up(JSON.parse(text) as Json)) : text;
@@ -115,7 +152,7 @@ async function brokenBridge(upstreamPort: number, defect: Defect) {
     }
   });
   const middleUrl = await listen(middle);
-  const proxy = await startMockServer({ port: 0, upstream: `${middleUrl}/v1`, upstreamApi: "chat" });
+  const proxy = await startMockServer({ port: 0, upstream: `${middleUrl}/v1`, upstreamApi: api });
   const front = createServer(async (req, res) => {
     const text = await readBody(req);
     const got = await fetch(`${proxy.url}${req.url}`, {
@@ -160,7 +197,24 @@ const without = (body: Json, key: string) => {
   return out;
 };
 
-const DEFECTS: Record<string, { rule: string; defect: Defect; downstreamToo?: boolean }> = {
+interface DefectCase {
+  rule: string;
+  defect: Defect;
+  /** The defect breaks the bridge's answer itself, so downstream rules fire too (with these upstream APIs only, when listed). */
+  downstreamToo?: boolean | Api[];
+  /**
+   * A Responses bridge passes the upstream's response on, which echoes the request the upstream got: a field
+   * dropped on the way up is also missing from the echo, so the downstream `echo` rule fires with the one meant.
+   */
+  echo?: true;
+}
+
+const errorBody = (type: string, code: string, message: string) =>
+  JSON.stringify({ error: { type, code, param: null, message } });
+const isCallerError = (status: number) => status >= 400 && status < 500 && status !== 429;
+
+/** Defects in what a Chat Completions bridge sends upstream. */
+const CHAT_DEFECTS: Record<string, DefectCase> = {
   "a string input split into one user message per character": {
     rule: "upstream.input",
     defect: {
@@ -186,6 +240,54 @@ const DEFECTS: Record<string, { rule: string; defect: Defect; downstreamToo?: bo
     rule: "upstream.response-format",
     defect: { up: (body) => without(body, "response_format") },
   },
+};
+
+const inputOf = (body: Json) => body.input as Json[];
+
+/** Defects in what a Responses-to-Responses bridge sends upstream. */
+const RESPONSES_DEFECTS: Record<string, DefectCase> = {
+  "a string input split into one user message per character": {
+    rule: "upstream.input",
+    defect: {
+      up: (body) =>
+        typeof body.input === "string"
+          ? { ...body, input: [...body.input].map((c) => ({ type: "message", role: "user", content: c })) }
+          : body,
+    },
+  },
+  "instructions dropped": {
+    rule: "upstream.instructions",
+    echo: true,
+    defect: { up: (body) => without(body, "instructions") },
+  },
+  "function_call_output dropped": {
+    rule: "upstream.tool-output",
+    defect: {
+      up: (body) =>
+        Array.isArray(body.input)
+          ? { ...body, input: inputOf(body).filter((i) => i.type !== "function_call_output") }
+          : body,
+    },
+  },
+  "tool_choice not forwarded": {
+    rule: "upstream.tool-choice",
+    echo: true,
+    defect: { up: (body) => without(body, "tool_choice") },
+  },
+  "text.format not forwarded": {
+    rule: "upstream.response-format",
+    echo: true,
+    defect: { up: (body) => without(body, "text") },
+  },
+  "max_output_tokens not forwarded": {
+    rule: "upstream.params",
+    echo: true,
+    defect: { up: (body) => without(body, "max_output_tokens") },
+  },
+};
+
+/** Defects in what the bridge answers its client, whatever it speaks upstream. */
+const ANSWER_DEFECTS: Record<string, DefectCase> = {
   "an upstream 500 turned into HTTP 200 with a lone error event": {
     rule: "fault.status",
     downstreamToo: true,
@@ -202,6 +304,8 @@ const DEFECTS: Record<string, { rule: string; defect: Defect; downstreamToo?: bo
   },
   "an upstream cut turned into response.completed": {
     rule: "fault.cut",
+    // Passed through, the cut leaves the items open: completed over them, they break the stream rules too.
+    downstreamToo: ["responses"],
     defect: {
       down: (answer) => {
         if (!answer.headers["content-type"]?.startsWith("text/event-stream")) return answer;
@@ -228,38 +332,91 @@ const DEFECTS: Record<string, { rule: string; defect: Defect; downstreamToo?: bo
     rule: "fault.retry-after",
     defect: { down: (answer) => ({ ...answer, headers: { "content-type": answer.headers["content-type"] } }) },
   },
+  "an upstream 400 turned into HTTP 200 with a lone error event": {
+    rule: "fault.status",
+    downstreamToo: true,
+    defect: {
+      down: (answer, request) =>
+        isCallerError(answer.status) && request.stream === true
+          ? {
+              status: 200,
+              headers: { "content-type": "text/event-stream" },
+              body: sseFrame({ type: "error", sequence_number: 0, code: "invalid_request", message: "bad request" }),
+            }
+          : answer,
+    },
+  },
+  "an upstream 4xx answered as a 502": {
+    rule: "fault.status",
+    defect: {
+      down: (answer) =>
+        isCallerError(answer.status)
+          ? { ...answer, status: 502, body: errorBody("server_error", "bad_gateway", "The upstream failed.") }
+          : answer,
+    },
+  },
+  "an upstream 4xx's error type replaced": {
+    rule: "fault.status",
+    defect: {
+      down: (answer) =>
+        isCallerError(answer.status)
+          ? { ...answer, body: errorBody("server_error", "upstream_error", "The upstream refused the request.") }
+          : answer,
+    },
+  },
+  "an upstream 500 on a JSON request answered 200 with the error as its body": {
+    rule: "fault.status",
+    downstreamToo: true,
+    defect: {
+      down: (answer, request) =>
+        answer.status >= 500 && request.stream !== true ? { ...answer, status: 200 } : answer,
+    },
+  },
 };
 
 const isBridgeRule = (rule: string) => /^(upstream|fault|fidelity)\./.test(rule);
 
-describe("check --bridge against broken bridges: each caught by the rule meant for it, and by no other", () => {
-  for (const [name, { rule, defect, downstreamToo }] of Object.entries(DEFECTS)) {
-    it(`${name}: ${rule}`, async () => {
-      const port = await freePort();
-      const bridge = await brokenBridge(port, defect);
-      let report: BatteryReport;
-      try {
-        report = await bench(bridge.base, port);
-      } finally {
-        await bridge.close();
-      }
-      const caught = report.results.filter((r) => r.violations.some((v) => v.rule === rule));
-      expect(caught.length).toBeGreaterThan(0);
-      // No bridge rule but the one meant fires anywhere.
-      const bridgeRules = new Set(report.results.flatMap((r) => r.violations.map((v) => v.rule)).filter(isBridgeRule));
-      expect([...bridgeRules]).toEqual([rule]);
-      // Every other check passes; a request-side defect breaks nothing downstream either.
-      for (const r of report.results) {
-        if (!caught.includes(r))
-          expect({ check: r.name, outcome: r.outcome }).toEqual({ check: r.name, outcome: "pass" });
-        else if (!downstreamToo) expect(r.violations.map((v) => v.rule)).toEqual(r.violations.map(() => rule));
-      }
-      for (const r of caught)
-        for (const v of r.violations.filter((x) => x.rule === rule))
-          expect(v.side).toBe(rule.startsWith("upstream.") ? "upstream" : "downstream");
-    });
-  }
-});
+const CASES: [Api, Record<string, DefectCase>][] = [
+  ["chat", { ...CHAT_DEFECTS, ...ANSWER_DEFECTS }],
+  ["responses", { ...RESPONSES_DEFECTS, ...ANSWER_DEFECTS }],
+];
+
+for (const [api, defects] of CASES)
+  describe(`check --bridge --upstream-api ${api} against broken bridges: each caught by the rule meant for it, and by no other`, () => {
+    for (const [name, { rule, defect, downstreamToo, echo }] of Object.entries(defects)) {
+      const brokenDownstream = downstreamToo === true || (Array.isArray(downstreamToo) && downstreamToo.includes(api));
+      it(`${name}: ${rule}`, async () => {
+        const port = await freePort();
+        const bridge = await brokenBridge(port, defect, api);
+        let report: BatteryReport;
+        try {
+          report = await bench(bridge.base, port, undefined, api);
+        } finally {
+          await bridge.close();
+        }
+        const caught = report.results.filter((r) => r.violations.some((v) => v.rule === rule));
+        expect(caught.length).toBeGreaterThan(0);
+        // No bridge rule but the one meant fires anywhere.
+        const bridgeRules = new Set(
+          report.results.flatMap((r) => r.violations.map((v) => v.rule)).filter(isBridgeRule),
+        );
+        expect([...bridgeRules]).toEqual([rule]);
+        // Every other check passes; a request-side defect breaks nothing downstream either.
+        for (const r of report.results) {
+          if (r.name === "slow-upstream") expect(r).toMatchObject({ outcome: "info", violations: [] });
+          else if (!caught.includes(r))
+            expect({ check: r.name, outcome: r.outcome }).toEqual({ check: r.name, outcome: "pass" });
+          else if (!brokenDownstream)
+            expect(r.violations.map((v) => v.rule).filter((x) => !(echo && x === "echo"))).toEqual(
+              r.violations.filter((v) => !(echo && v.rule === "echo")).map(() => rule),
+            );
+        }
+        for (const r of caught)
+          for (const v of r.violations.filter((x) => x.rule === rule))
+            expect(v.side).toBe(rule.startsWith("upstream.") ? "upstream" : "downstream");
+      });
+    }
+  });
 
 describe("check --bridge on a bridge that only streams", () => {
   it("sends each refused non-streamed request again with stream: true, judges it over the stream, and says so", async () => {
@@ -286,12 +443,15 @@ describe("check --bridge on a bridge that only streams", () => {
     const nonStreamed = BRIDGE_CHECKS.filter((c) => !c.request("m").stream).map((c) => c.name);
     expect(nonStreamed.length).toBeGreaterThan(3);
     expect(report.streamedInstead).toEqual(nonStreamed);
-    expect(report.results.filter((r) => r.outcome !== "pass").map((r) => [r.name, r.violations])).toEqual([]);
+    expect(
+      report.results.filter((r) => r.outcome !== "pass" && r.outcome !== "info").map((r) => [r.name, r.violations]),
+    ).toEqual([]);
+    const faultStatus: Record<string, number> = { "fault-429": 429, "fault-404": 404, "fault-500-json": 500 };
     for (const r of report.results.filter((x) => nonStreamed.includes(x.name))) {
       expect(r.requests[0]).toMatchObject({
         stream: true,
         refusedNonStreamed: 501,
-        status: r.name === "fault-429" ? 429 : 200,
+        status: faultStatus[r.name] ?? 200,
       });
       expect(r.note).toMatch(/refused the request without `stream` \(501\), so it was sent again with `stream: true`/);
       // What went upstream is the streamed request's translation, judged by the same rules.
@@ -375,10 +535,109 @@ describe("the bridge rules, pure", () => {
   });
 });
 
+describe("the bridge rules for a Responses upstream, pure", () => {
+  const tool = { type: "function", name: "f", description: "d", parameters: { type: "object" }, strict: true };
+
+  it("the same request passes; so does one with the same meaning (instructions and input as messages)", () => {
+    const down = { model: "m", instructions: "Be brief.", input: "Hi", tools: [tool], tool_choice: "required" };
+    expect(responsesTranslationViolations(down, down)).toEqual([]);
+    const moved = {
+      model: "m",
+      input: [
+        { role: "developer", content: "Be brief." },
+        { type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] },
+      ],
+      tools: [tool],
+      tool_choice: "required",
+    };
+    expect(responsesTranslationViolations(down, moved)).toEqual([]);
+  });
+
+  it("each field lost is its own rule, with a path into the upstream body", () => {
+    const down = {
+      model: "m",
+      instructions: "Be brief.",
+      input: "Hi",
+      tools: [tool],
+      tool_choice: { type: "function", name: "f" },
+      text: { format: { type: "json_schema", name: "a", schema: { type: "object" }, strict: true } },
+      max_output_tokens: 20,
+      temperature: 0.3,
+      stream: true,
+    };
+    const up = {
+      model: "m",
+      input: [
+        { role: "user", content: "H" },
+        { role: "user", content: "i" },
+      ],
+      tools: [{ ...tool, parameters: { type: "object", properties: {} } }],
+      tool_choice: "auto",
+      text: { format: { type: "text" } },
+      max_output_tokens: 16,
+      temperature: 0.3,
+    };
+    expect(responsesTranslationViolations(down, up).map((x) => [x.rule, x.path])).toEqual([
+      ["upstream.instructions", "$.instructions"],
+      ["upstream.input", "$.input"],
+      ["upstream.tools", "$.tools[0]"],
+      ["upstream.tool-choice", "$.tool_choice"],
+      ["upstream.response-format", "$.text.format"],
+      ["upstream.params", "$.max_output_tokens"],
+      ["upstream.params", "$.stream"],
+    ]);
+  });
+
+  it("upstream.tool-output: the call and its output kept, with the same call_id, the output after the call", () => {
+    const call = { type: "function_call", call_id: "c1", name: "f", arguments: '{"a":1}' };
+    const output = { type: "function_call_output", call_id: "c1", output: "ok" };
+    const user = { type: "message", role: "user", content: "Go" };
+    const down = { model: "m", input: [user, call, output] };
+    expect(responsesTranslationViolations(down, down)).toEqual([]);
+    // Arguments are compared as JSON.
+    expect(
+      responsesTranslationViolations(down, { input: [user, { ...call, arguments: '{ "a": 1 }' }, output] }),
+    ).toEqual([]);
+    const rules = (input: unknown[]) => responsesTranslationViolations(down, { input }).map((x) => [x.rule, x.path]);
+    expect(rules([user, { ...call, call_id: "other" }, output])).toEqual([["upstream.tool-output", "$.input"]]);
+    expect(rules([user, call, { ...output, output: "changed" }])).toEqual([
+      ["upstream.tool-output", "$.input[2].output"],
+    ]);
+    expect(rules([user, output, call])).toEqual([["upstream.tool-output", "$.input[1]"]]);
+    expect(rules([user, call])).toEqual([["upstream.tool-output", "$.input"]]);
+    expect(rules([call, output])).toEqual([["upstream.input", "$.input"]]);
+  });
+
+  it("fault.status: an upstream 4xx keeps its class and its error type (the spec's spelling or OpenAI's)", () => {
+    const json = (status: number, type: string) => ({
+      status,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { type, code: null, param: null, message: "m" } }),
+    });
+    const fault = { status: 400, type: "invalid_request" };
+    expect(faultStatusViolations(fault, json(400, "invalid_request"), undefined)).toEqual([]);
+    expect(faultStatusViolations(fault, json(422, "invalid_request_error"), undefined)).toEqual([]);
+    expect(faultStatusViolations(fault, json(400, "server_error"), undefined)).toEqual([
+      expect.objectContaining({ rule: "fault.status", path: "$.error.type" }),
+    ]);
+    expect(faultStatusViolations(fault, json(502, "server_error"), undefined)).toEqual([
+      expect.objectContaining({ rule: "fault.status", path: "$" }),
+    ]);
+    const lone = {
+      status: 200,
+      contentType: "text/event-stream",
+      body: sseFrame({ type: "error", sequence_number: 0 }),
+    };
+    expect(faultStatusViolations(fault, lone, undefined)[0].message).toMatch(
+      /holding an `error` event but no response.failed/,
+    );
+  });
+});
+
 describe("check --bridge: the report and the flags", () => {
   it("shows both sides: the upstream line, [side] on each fault; --json has rule, side, message, path", async () => {
     const port = await freePort();
-    const bridge = await brokenBridge(port, DEFECTS["tool_choice not forwarded"].defect);
+    const bridge = await brokenBridge(port, CHAT_DEFECTS["tool_choice not forwarded"].defect);
     let report: BatteryReport;
     try {
       report = await bench(bridge.base, port, ["tool-choice-none"]);
@@ -421,18 +680,34 @@ describe("check --bridge: the report and the flags", () => {
   it("refuses bad flags, naming them", () => {
     expect(settings({ bridge: true })).toThrow(/^--upstream-port: required with --bridge/);
     expect(settings({ bridge: true, "upstream-port": "70000" })).toThrow(/^--upstream-port: expected a port number/);
-    expect(settings({ bridge: true, "upstream-port": "4011", "upstream-api": "responses" })).toThrow(
-      /^--upstream-api: 'responses' is not supported yet/,
-    );
     expect(settings({ bridge: true, "upstream-port": "4011", "upstream-api": "chatt" })).toThrow(
-      /^--upstream-api: unknown API 'chatt'; did you mean 'chat'\?/,
+      /^--upstream-api: unknown API 'chatt'; did you mean 'chat'\? one of: chat, responses$/,
     );
     expect(settings({ "upstream-port": "4011" })).toThrow(/^--upstream-port: only with --bridge/);
+    expect(settings({ "slow-upstream-ms": "100" })).toThrow(/^--slow-upstream-ms: only with --bridge/);
+    for (const bad of ["0", "-5", "1.5", "soon", ""])
+      expect(settings({ bridge: true, "upstream-port": "4011", "slow-upstream-ms": bad })).toThrow(
+        `--slow-upstream-ms: expected a whole number of milliseconds above 0, got '${bad}'`,
+      );
+    // The bench must outwait the slow upstream: the wait stays below --timeout-ms (unless the check is left out).
+    expect(settings({ bridge: true, "upstream-port": "4011", "timeout-ms": "4000" })).toThrow(
+      /^--slow-upstream-ms: 5000 ms \(the default\) is not below --timeout-ms \(4000 ms\)/,
+    );
+    expect(settings({ bridge: true, "upstream-port": "4011", "slow-upstream-ms": "900", "timeout-ms": "900" })).toThrow(
+      /^--slow-upstream-ms: 900 ms is not below --timeout-ms \(900 ms\)/,
+    );
+    expect(settings({ bridge: true, "upstream-port": "4011", "timeout-ms": "4000", only: ["text"] })()).toMatchObject({
+      timeoutMs: 4000,
+      bridge: { slowUpstreamMs: 5000 },
+    });
+    expect(
+      settings({ bridge: true, "upstream-port": "4011", "upstream-api": "responses", "slow-upstream-ms": "250" })(),
+    ).toMatchObject({ bridge: { port: 4011, api: "responses", slowUpstreamMs: 250 } });
     expect(settings({ bridge: true, "upstream-port": "4011", only: ["previous-response-id"] })).toThrow(
       /^--only: unknown bridge check 'previous-response-id'/,
     );
     expect(settings({ bridge: true, "upstream-port": "4011" })()).toMatchObject({
-      bridge: { port: 4011, api: "chat" },
+      bridge: { port: 4011, api: "chat", slowUpstreamMs: 5000 },
     });
   });
 });
@@ -440,17 +715,105 @@ describe("check --bridge: the report and the flags", () => {
 describe("openresponses-mock check --bridge, run as a user runs it (dist/)", () => {
   it("passes our own proxy with exit 0, and says so when the upstream port is taken (exit 2)", async () => {
     const port = await freePort();
-    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "chat" });
+    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "responses" });
     try {
       const env = { env: { ...process.env, NO_COLOR: "1" } };
-      const ok = await runCli(["check", proxy.baseURL, "--bridge", "--upstream-port", String(port)], env);
-      expect(ok.stdout).toContain("12 checks: 12 passed, 0 failed, 0 skipped");
+      const args = ["check", proxy.baseURL, "--bridge", "--upstream-api", "responses", "--slow-upstream-ms", "200"];
+      const ok = await runCli([...args, "--upstream-port", String(port)], env);
+      expect(ok.stdout).toContain("--bridge (upstream API responses)");
+      expect(ok.stdout).toContain(
+        "INFO  slow-upstream         a slow upstream (informational), streamed — 200 text/event-stream",
+      );
+      expect(ok.stdout).toContain(
+        "16 checks: 15 passed, 0 failed, 0 skipped (not exercised), 1 informational; 0 violation(s)",
+      );
       expect(ok.code).toBe(0);
-      const taken = await runCli(["check", proxy.baseURL, "--bridge", "--upstream-port", String(proxy.port)], env);
+      const taken = await runCli([...args, "--upstream-port", String(proxy.port)], env);
       expect(taken.stderr).toContain(`--upstream-port: port ${proxy.port} is in use on 127.0.0.1`);
       expect(taken.code).toBe(2);
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe("check --bridge: the slow upstream is informational", () => {
+  it("a bridge that gives up before the upstream's first byte is said so, and fails nothing", async () => {
+    const port = await freePort();
+    // Our own proxy, told to give up after 50 ms of upstream silence; the upstream waits 400 ms (the mock paces it).
+    const proxy = await startMockServer({
+      port: 0,
+      upstream: `http://127.0.0.1:${port}/v1`,
+      upstreamApi: "responses",
+      upstreamTimeoutMs: 50,
+    });
+    let report: BatteryReport;
+    try {
+      report = await bench(proxy.baseURL, port, ["slow-upstream"], "responses", 400);
+    } finally {
+      await proxy.close();
+    }
+    expect(report.results).toHaveLength(1);
+    const [slow] = report.results;
+    expect(slow).toMatchObject({ name: "slow-upstream", outcome: "info", violations: [], requests: [{ status: 504 }] });
+    expect(slow.note).toMatch(
+      /^the upstream waited 400 ms before its first byte; the bridge gave up or lost the answer: it answered 504 \(".+"\)$/,
+    );
+    expect(report.ok).toBe(true);
+    expect(report.summary).toMatchObject({ passed: 0, failed: 0, info: 1, violations: 0 });
+    expect(formatReport(report, { target: proxy.baseURL })).toContain(
+      "1 checks: 0 passed, 0 failed, 0 skipped (not exercised), 1 informational; 0 violation(s)",
+    );
+  });
+});
+
+describe("check --bridge: the base URL", () => {
+  it("says when the bridge answers at its own path but not at the spec's /v1/responses", async () => {
+    const port = await freePort();
+    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "responses" });
+    // A bridge served under /api: /api/responses answers, /v1/responses is 404.
+    const front = createServer(async (req, res) => {
+      const text = await readBody(req);
+      if (req.url !== "/api/responses") {
+        res.writeHead(404, { "content-type": "application/json" });
+        return res.end(errorBody("not_found", "not_found", `No route ${String(req.url)}.`));
+      }
+      const got = await fetch(`${proxy.url}/v1/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: text,
+      });
+      res.writeHead(got.status, kept(got.headers));
+      res.end(await got.text());
+    });
+    const origin = await listen(front);
+    let report: BatteryReport;
+    try {
+      report = await bench(`${origin}/api`, port, ["text"], "responses");
+    } finally {
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await proxy.close();
+    }
+    expect(report.results.map((r) => r.outcome)).toEqual(["pass"]);
+    expect(report.baseUrl).toEqual([
+      `the server answers at ${origin}/api/responses, but not at the spec's own path ${origin}/v1/responses (status 404): clients that take the spec's path (an SDK given ${origin}/v1) will not find it`,
+    ]);
+    expect(formatReport(report, { target: `${origin}/api` })).toContain(
+      `base URL: the server answers at ${origin}/api`,
+    );
+  });
+
+  it("suggests …/v1 when the bridge's root was given", async () => {
+    const port = await freePort();
+    const proxy = await startMockServer({ port: 0, upstream: `http://127.0.0.1:${port}/v1`, upstreamApi: "responses" });
+    let report: BatteryReport;
+    try {
+      report = await bench(proxy.url, port, ["text"], "responses");
+    } finally {
+      await proxy.close();
+    }
+    expect(report.results[0].outcome).toBe("fail");
+    expect(report.baseUrl).toEqual([expect.stringContaining(`did you mean ${proxy.url}/v1?`)]);
   });
 });
