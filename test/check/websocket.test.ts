@@ -155,6 +155,19 @@ describe("WebSocket checks with a scripted socket", () => {
     expect(report.results[1].violations[0].message).toBe("`status` is required but missing");
   });
 
+  it("an error event, then the socket closed: websocket.error (the connection must stay open for the next message)", async () => {
+    const report = await run((m, t) =>
+      typeof m.input !== "string" ? [wsError(400, "invalid_type", "input"), { close: 1000 }] : good(m, t),
+    );
+    expect(report.results[1].violations.map((v) => [v.rule, v.request, v.message])).toEqual([
+      [
+        "websocket.error",
+        1,
+        "a response.create with an unknown `previous_response_id` got no error event: the server closed the connection (code 1000); a bad response.create gets an error event and the connection stays open",
+      ],
+    ]);
+  });
+
   it("an error event naming another parameter: error.param", async () => {
     const report = await run((m, t) =>
       typeof m.input !== "string" ? [wsError(400, "invalid_type", "model")] : good(m, t),
