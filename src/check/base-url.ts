@@ -31,9 +31,13 @@ export function needsPathProbe(base: string): boolean {
 
 const NOT_SERVED = 404;
 
-/** Whether any request of the battery got an answer other than 404 (the path is served). */
+/** The battery's requests to `BASE/responses` (not /responses/compact, not WebSocket upgrades). */
+const responsesRequests = (report: BatteryReport) =>
+  report.results.flatMap((r) => r.requests).filter((q) => q.transport === undefined && q.endpoint === undefined);
+
+/** Whether any request of the battery to `BASE/responses` got an answer other than 404 (the path is served). */
 export function servedByBattery(report: BatteryReport): boolean {
-  return report.results.some((r) => r.requests.some((q) => q.status !== undefined && q.status !== NOT_SERVED));
+  return responsesRequests(report).some((q) => q.status !== undefined && q.status !== NOT_SERVED);
 }
 
 const describeProbe = (probe: PathProbe) =>
@@ -45,7 +49,8 @@ const describeProbe = (probe: PathProbe) =>
  * the path checked.
  */
 export function baseUrlHints(base: string, report: BatteryReport, probe?: PathProbe): string[] {
-  if (report.unreachable || report.results.length === 0) return [];
+  // Only requests to BASE/responses say whether it is served (compact and WebSocket mode are optional).
+  if (report.unreachable || responsesRequests(report).length === 0) return [];
   const given = givenEndpoint(base);
   const spec = specEndpoint(base);
   const served = servedByBattery(report);

@@ -12,11 +12,13 @@
  * not passed. So is a check whose valid request got a well-formed `failed`
  * response: it broke no rule, but nothing was exercised.
  */
+import { checkCompactBody, COMPACT_NOT_SERVED } from "./compact.js";
 import type { CheckDialect } from "./dialects.js";
 import { ANSWER_SCHEMA, TIME_TOOL, WEATHER_TOOL } from "./fixtures.js";
 import { checkAnswer, checkErrorBody, type Verdict } from "./http.js";
 import { show, type Violation } from "./rules.js";
 import { isObject } from "./shape.js";
+import { runWebSocketCheck, WEBSOCKET_CHECK_NAMES, type WsConnect } from "./websocket.js";
 
 /** One request of a check. */
 export interface BatteryRequest {
@@ -25,6 +27,10 @@ export interface BatteryRequest {
   /** A body sent as is (not JSON). */
   raw?: string;
   stream: boolean;
+  /** `compact`: sent to `POST /responses/compact` (default: `POST /responses`). */
+  endpoint?: "compact";
+  /** A valid request refused with a 4xx or 5xx breaks this rule (default `http.status`). */
+  refusedRule?: Violation["rule"];
   /** A bad request: it must get a 4xx error object naming `param` (when given). */
   bad?: {
     param?: string;
@@ -67,6 +73,12 @@ export type CheckViolation = Violation & {
 
 export interface ExchangeSummary {
   stream: boolean;
+  /** `websocket`: a turn of WebSocket mode (or its refused upgrade), not an HTTP request. */
+  transport?: "websocket";
+  /** `compact`: a request to `POST /responses/compact`. */
+  endpoint?: "compact";
+  /** WebSocket mode: the error event the turn got instead of events. */
+  errorEvent?: { status?: number; code?: string };
   status?: number;
   contentType?: string | null;
   /** SSE messages, for streams. */
@@ -506,9 +518,43 @@ export const BATTERY: readonly BatteryCheck[] = [
     title: "a body that is not JSON",
     next: once((model) => ({ stream: false, raw: `{"model": ${JSON.stringify(model)}, "input": `, bad: {} })),
   },
+  {
+    name: "compact",
+    title: "POST /responses/compact, its output sent back as input, and one without model",
+    next(model, done) {
+      if (done.length === 0) return { stream: false, endpoint: "compact", body: { model, input: COMPACT_INPUT } };
+      // Not served (or not reached): nothing more to ask.
+      if (done[0].answer.status !== 200) return undefined;
+      const output = done[0].verdict?.response?.output;
+      if (done.length === 1 && Array.isArray(output) && output.some(isCompaction))
+        return {
+          stream: false,
+          refusedRule: "compact.continue",
+          body: { model, input: [...output, { type: "message", role: "user", content: "When is the launch?" }] },
+        };
+      if (!done.some((ex) => ex.request.bad))
+        // `model` is required here (CompactResponseMethodPublicBody), unlike on POST /responses.
+        return { stream: false, endpoint: "compact", body: { input: COMPACT_INPUT }, bad: { param: "model" } };
+      return undefined;
+    },
+    judge([first]) {
+      const status = first.answer.status ?? 0;
+      if (COMPACT_NOT_SERVED.has(status))
+        return { skipped: `the server does not serve POST /responses/compact (${status}); the spec makes it optional` };
+      return {};
+    },
+  },
 ];
 
-export const BATTERY_NAMES: readonly string[] = BATTERY.map((c) => c.name);
+/** A short conversation to compact (the spec's own example). */
+const COMPACT_INPUT = [
+  { type: "message", role: "user", content: "We launch on Tuesday and tell support first." },
+  { type: "message", role: "assistant", content: "Understood: Tuesday launch, support notified first." },
+];
+const isCompaction = (item: unknown) => isObject(item) && item.type === "compaction";
+
+/** Every check's name: the HTTP ones, then WebSocket mode's (run when the shell gives a WebSocket transport). */
+export const BATTERY_NAMES: readonly string[] = [...BATTERY.map((c) => c.name), ...WEBSOCKET_CHECK_NAMES];
 
 // ---------------------------------------------------------------- judging one answer
 
@@ -523,6 +569,52 @@ export function judgeAnswer(
     return { violations: [violation("http.unreachable", `no answer: ${answer.failure ?? "the connection failed"}`)] };
   }
   if (answer.failure) extra.push(violation("http.unreachable", `the answer was cut short: ${answer.failure}`));
+  if (request.endpoint === "compact") {
+    if (request.bad) {
+      const input = {
+        request: request.body,
+        status: answer.status,
+        contentType: answer.contentType,
+        body: answer.body,
+        dialect,
+      };
+      if (answer.status >= 400 && answer.status < 500) {
+        const verdict = checkErrorBody({ ...input, param: request.bad.param });
+        return { verdict, violations: [...verdict.violations, ...extra] };
+      }
+      return {
+        violations: [
+          violation(
+            "http.status",
+            `a compaction request without \`model\` got status ${answer.status}; \`model\` is required there, so it must be refused with a 4xx error object`,
+          ),
+          ...extra,
+        ],
+      };
+    }
+    // Not served: the check is skipped (its judge says so), nothing judged.
+    if (COMPACT_NOT_SERVED.has(answer.status)) return { violations: extra };
+    const input = {
+      request: request.body,
+      status: answer.status,
+      contentType: answer.contentType,
+      body: answer.body,
+      dialect,
+    };
+    if (answer.status >= 400) {
+      const verdict = checkErrorBody(input);
+      return {
+        verdict,
+        violations: [
+          violation("http.status", `a valid compaction request got status ${answer.status}`),
+          ...extra,
+          ...verdict.violations,
+        ],
+      };
+    }
+    const verdict = checkCompactBody(input);
+    return { verdict, violations: [...extra, ...verdict.violations] };
+  }
   const input = {
     request: request.body ?? request.raw,
     status: answer.status,
@@ -571,7 +663,12 @@ export function judgeAnswer(
         : aboutModel
           ? `; if the server does not know the model ${show(input.request && (input.request as { model?: unknown }).model)}, pass one it serves with --model`
           : "";
-    extra.unshift(violation("http.status", `a valid request got status ${answer.status}${detail}${hint}`));
+    extra.unshift(
+      violation(
+        request.refusedRule ?? "http.status",
+        `${request.refusedRule === "compact.continue" ? "the compacted output, sent back as input," : "a valid request"} got status ${answer.status}${detail}${hint}`,
+      ),
+    );
   }
   return { verdict, violations: [...extra, ...verdict.violations] };
 }
@@ -584,6 +681,8 @@ export interface RunOptions {
   /** Names of the checks to run (default: all). */
   only?: readonly string[];
   send: Send;
+  /** Opens a WebSocket at the server's /responses: the WebSocket checks run only when it is given. */
+  connect?: WsConnect;
   /** Called after each check, for a live report. */
   onResult?: (result: CheckResult) => void;
 }
@@ -609,7 +708,7 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
         break outer;
       }
       let refused: number | undefined;
-      if (!request.stream && request.body && REFUSED_NON_STREAMED.has(answer.status ?? 0)) {
+      if (!request.stream && request.body && !request.endpoint && REFUSED_NON_STREAMED.has(answer.status ?? 0)) {
         // A server that only streams: ask again with stream: true, and judge the stream by the same rules.
         refused = answer.status;
         request = { ...request, stream: true, body: { ...request.body, stream: true } };
@@ -656,6 +755,24 @@ export async function runBattery(options: RunOptions): Promise<BatteryReport> {
     };
     results.push(result);
     options.onResult?.(result);
+  }
+  if (!unreachable && options.connect) {
+    const names = WEBSOCKET_CHECK_NAMES.filter(
+      (n) => !options.only || options.only.length === 0 || options.only.includes(n),
+    );
+    for (const name of names) {
+      const run = await runWebSocketCheck(
+        name,
+        { model: options.model, dialect: options.dialect, connect: options.connect },
+        results.length === 0,
+      );
+      if ("unreachable" in run) {
+        unreachable = run.unreachable;
+        break;
+      }
+      results.push(run.result);
+      options.onResult?.(run.result);
+    }
   }
   const count = (o: CheckResult["outcome"]) => results.filter((r) => r.outcome === o).length;
   const summary = {
@@ -705,7 +822,10 @@ function failedResponse(done: readonly Exchange[]): string | undefined {
 }
 
 function summarise(ex: Exchange): ExchangeSummary {
-  const out: ExchangeSummary = { stream: ex.request.stream };
+  const out: ExchangeSummary = {
+    stream: ex.request.stream,
+    ...(ex.request.endpoint ? { endpoint: ex.request.endpoint } : {}),
+  };
   if (ex.answer.status !== undefined) out.status = ex.answer.status;
   if (ex.answer.contentType !== undefined) out.contentType = ex.answer.contentType;
   if (ex.verdict?.stream) out.messages = ex.verdict.stream.messages;

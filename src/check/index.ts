@@ -49,6 +49,18 @@ export {
   type RunOptions,
   type Send,
 } from "./battery.js";
+export { checkCompactBody, COMPACT_NOT_SERVED } from "./compact.js";
+export {
+  runWebSocketCheck,
+  WEBSOCKET_CHECKS,
+  WEBSOCKET_CHECK_NAMES,
+  WEBSOCKET_NOT_SERVED,
+  type WsConnect,
+  type WsConnection,
+  type WsFrame,
+  type WsOpen,
+  type WsRead,
+} from "./websocket.js";
 export {
   BRIDGE_CHECKS,
   BRIDGE_CHECK_NAMES,

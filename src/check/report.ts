@@ -23,7 +23,18 @@ export interface TextReportOptions {
 function answers(result: CheckResult): string {
   return result.requests
     .map((r) => {
-      const refused = r.refusedNonStreamed !== undefined ? `${r.refusedNonStreamed} → sent streamed: ` : "";
+      if (r.transport === "websocket") {
+        if (r.status !== undefined)
+          return `WebSocket upgrade answered ${r.status} ${r.contentType ?? "(no content-type)"}`;
+        const parts = [`WS ${r.messages ?? 0} messages`];
+        if (r.errorEvent) parts.push(`error event ${r.errorEvent.status ?? "?"} ${r.errorEvent.code ?? ""}`.trim());
+        if (r.responseStatus) parts.push(r.responseStatus);
+        if (r.failure) parts.push(r.messages === undefined ? `no connection: ${r.failure}` : `then ${r.failure}`);
+        return parts.join(", ");
+      }
+      const refused =
+        (r.endpoint === "compact" ? "/responses/compact " : "") +
+        (r.refusedNonStreamed !== undefined ? `${r.refusedNonStreamed} → sent streamed: ` : "");
       if (r.status === undefined) return `${refused}no answer (${r.failure ?? "connection failed"})`;
       const parts = [`${r.status} ${r.contentType ?? "(no content-type)"}`];
       if (r.messages !== undefined) parts.push(`${r.messages} events`);

@@ -46,6 +46,17 @@ export const RULES = {
   "behaviour.json-schema": "With a json_schema text format, the output text is JSON that fits the schema.",
   "behaviour.previous-response": "A response can be continued with previous_response_id.",
   "http.unreachable": "The server answers within the time allowed.",
+  "websocket.upgrade":
+    "WebSocket mode: the upgrade at /v1/responses switches protocols (101), or is refused as not served (404, 405, 426, 501: skipped).",
+  "websocket.message":
+    "WebSocket mode: each message is a text frame holding one whole JSON event object: no SSE framing, no binary frames, no batches.",
+  "websocket.turn":
+    "WebSocket mode: a valid response.create is answered with its events up to a terminal event, on the open connection.",
+  "websocket.error":
+    "WebSocket mode: a bad response.create gets a WebSocketErrorEvent {type: error, status, error: {code, message}} and the connection stays open.",
+  "compact.item": "POST /responses/compact: the compacted output holds a compaction item.",
+  "compact.continue":
+    "POST /responses/compact: the compacted output, sent back as input to POST /responses, is accepted.",
   "upstream.input":
     "Bridge: a string input goes upstream as one user message holding the whole string (a Responses upstream: that string, or that message); input items keep their meaning.",
   "upstream.instructions":

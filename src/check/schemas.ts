@@ -187,6 +187,10 @@ export interface Schemas {
   errorBody: z.ZodType;
   /** `ResponseResource.error` (`Error`). */
   responseError: z.ZodType;
+  /** `CompactResource`, the answer of `POST /responses/compact`. */
+  compact: z.ZodType;
+  /** `WebSocketErrorEvent`, a WebSocket mode failure. */
+  webSocketError: z.ZodType;
 }
 
 /** The schemas for a dialect. */
@@ -427,6 +431,20 @@ export function buildSchemas(rules: DialectRules): Schemas {
 
   const ErrorBody = z.object({ error: ErrorPayload });
 
+  const CompactResource = z.object({
+    id: str,
+    object: z.literal("response.compaction"),
+    output: z.array(Item),
+    created_at: int,
+    // Not nullable here, unlike ResponseResource.usage.
+    usage: Usage,
+  });
+  const WebSocketErrorEvent = z.object({
+    type: z.literal("error"),
+    status: int,
+    error: z.looseObject({ code: str, message: str, type: str.optional(), param: nullable(str).optional() }),
+  });
+
   return {
     item: Item,
     response: ResponseResource,
@@ -438,6 +456,8 @@ export function buildSchemas(rules: DialectRules): Schemas {
           : undefined,
     errorBody: ErrorBody,
     responseError: ResponseError,
+    compact: CompactResource,
+    webSocketError: WebSocketErrorEvent,
   };
 }
 

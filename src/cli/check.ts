@@ -8,6 +8,7 @@
  * a bad flag); 2 the server could not be reached.
  */
 import type { Argv } from "yargs";
+import { WebSocket, type RawData } from "ws";
 import { nearestName } from "../util/nearest-name.js";
 import { runBridgeCommand } from "./bridge.js";
 import {
@@ -27,6 +28,9 @@ import {
   type PathProbe,
   type RawAnswer,
   type UpstreamApi,
+  type WsConnection,
+  type WsOpen,
+  type WsRead,
 } from "../check/index.js";
 
 const NAME = "openresponses-mock";
@@ -47,6 +51,7 @@ export interface CheckArgs {
   model: string;
   dialect?: string;
   only?: string[];
+  skip?: string[];
   json: boolean;
   "timeout-ms"?: string;
   bridge?: boolean;
@@ -73,6 +78,11 @@ export function checkOptions<T>(y: Argv<T>) {
       type: "string",
       array: true,
       describe: `Run only these checks: ${BATTERY_NAMES.join(", ")} (with --bridge: ${BRIDGE_CHECK_NAMES.join(", ")})`,
+    })
+    .option("skip", {
+      type: "string",
+      array: true,
+      describe: "Run every check but these (websocket websocket-error: no WebSocket mode; compact)",
     })
     .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" })
     .option("timeout-ms", {
@@ -114,9 +124,9 @@ export interface Settings {
   bridge?: { port: number; api: UpstreamApi; slowUpstreamMs: number };
 }
 
-/** The checks `--only` names (comma-separated or repeated). */
-const only = (argv: CheckArgs) =>
-  (argv.only ?? [])
+/** The checks `--only` (or `--skip`) names (comma-separated or repeated). */
+const only = (argv: CheckArgs, flag: "only" | "skip" = "only") =>
+  (argv[flag] ?? [])
     .flatMap((s) => String(s).split(","))
     .map((s) => s.trim())
     .filter(Boolean);
@@ -167,7 +177,10 @@ export function checkSettings(argv: CheckArgs): Settings {
       if (String(slow).trim() === "" || !Number.isInteger(slowUpstreamMs) || slowUpstreamMs <= 0)
         throw new UsageError(`--slow-upstream-ms: expected a whole number of milliseconds above 0, got '${slow}'`);
     }
-    if (slowUpstreamMs >= timeoutMs && (only(argv).length === 0 || only(argv).includes("slow-upstream")))
+    const runsSlow =
+      (only(argv).length === 0 || only(argv).includes("slow-upstream")) &&
+      !only(argv, "skip").includes("slow-upstream");
+    if (slowUpstreamMs >= timeoutMs && runsSlow)
       throw new UsageError(
         `--slow-upstream-ms: ${slowUpstreamMs} ms${slow === undefined ? " (the default)" : ""} is not below --timeout-ms (${timeoutMs} ms): the bench would give up before the bridge could answer; lower it, or raise --timeout-ms`,
       );
@@ -177,12 +190,19 @@ export function checkSettings(argv: CheckArgs): Settings {
     if (stray) throw new UsageError(`--${stray}: only with --bridge (check URL --bridge --upstream-port N)`);
   }
   const names = bridge ? BRIDGE_CHECK_NAMES : BATTERY_NAMES;
-  const checks = only(argv);
-  for (const name of checks)
-    if (!names.includes(name))
-      throw new UsageError(
-        `--only: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
-      );
+  for (const flag of ["only", "skip"] as const)
+    for (const name of only(argv, flag))
+      if (!names.includes(name))
+        throw new UsageError(
+          `--${flag}: unknown ${bridge ? "bridge " : ""}check '${name}'; ${didYouMean(name, names)}checks: ${names.join(", ")}`,
+        );
+  let checks = only(argv);
+  const skip = only(argv, "skip");
+  if (skip.length > 0) {
+    // --skip is --only with the rest: the checks --only names (or all), but these.
+    checks = (checks.length > 0 ? checks : names).filter((n) => !skip.includes(n));
+    if (checks.length === 0) throw new UsageError(`--skip: no check is left to run (skipped: ${skip.join(", ")})`);
+  }
   if (argv.model.trim() === "") throw new UsageError("--model: expected a model name, got nothing");
   return {
     base: url.href.replace(/\/+$/, ""),
@@ -213,7 +233,7 @@ export async function send(settings: Settings, request: BatteryRequest, key?: st
   const signal = AbortSignal.timeout(settings.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(`${settings.base}/responses`, {
+    res = await fetch(`${settings.base}/responses${request.endpoint === "compact" ? "/compact" : ""}`, {
       method: "POST",
       headers,
       body: request.raw ?? JSON.stringify(request.body),
@@ -235,6 +255,93 @@ export async function send(settings: Settings, request: BatteryRequest, key?: st
   }
   return answer;
 }
+
+/** The text of a WebSocket message as `ws` gives it. */
+const messageText = (data: RawData): string =>
+  (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString("utf8");
+
+/** How much of a refused upgrade's body the report quotes. */
+const REFUSAL_BODY_BYTES = 4096;
+
+/**
+ * Opens a WebSocket at `BASE/responses` (ws:// or wss://), with the API key
+ * as the upgrade's bearer token. Messages queue until the battery reads
+ * them; a read waits at most --timeout-ms.
+ */
+export function connect(settings: Settings): Promise<WsOpen> {
+  const url = new URL(`${settings.base}/responses`);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const headers: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (open: WsOpen) => {
+      if (settled) return;
+      settled = true;
+      resolve(open);
+    };
+    const ws = new WebSocket(url, { headers, handshakeTimeout: settings.timeoutMs, perMessageDeflate: false });
+    const queue: WsRead[] = [];
+    let waiting: ((read: WsRead) => void) | undefined;
+    let ended: WsRead | undefined;
+    const push = (read: WsRead) => {
+      if (waiting) {
+        const w = waiting;
+        waiting = undefined;
+        w(read);
+      } else queue.push(read);
+    };
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        if (body.length < REFUSAL_BODY_BYTES) body += d;
+      });
+      const done = () => {
+        settle({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? null, body });
+        ws.terminate();
+      };
+      res.on("end", done);
+      res.on("error", done);
+    });
+    ws.on("error", (err: Error & { code?: string }) => {
+      settle({ failure: err.code ? `${err.code} (${err.message})` : err.message });
+    });
+    ws.on("message", (data, isBinary) => push({ message: { data: messageText(data), binary: isBinary } }));
+    ws.on("close", (code, reason) => {
+      ended = {
+        end: `the server closed the connection (code ${code}${reason.length > 0 ? `, ${show(reason.toString("utf8"))}` : ""})`,
+        closed: true,
+      };
+      push(ended);
+    });
+    const connection: WsConnection = {
+      send(text) {
+        if (ws.readyState === WebSocket.OPEN) ws.send(text);
+      },
+      read() {
+        const next = queue.shift();
+        if (next) return Promise.resolve(next);
+        if (ended) return Promise.resolve(ended);
+        return new Promise<WsRead>((resolveRead) => {
+          const timer = setTimeout(() => {
+            waiting = undefined;
+            resolveRead({ end: `no message within ${settings.timeoutMs} ms (--timeout-ms)`, closed: false });
+          }, settings.timeoutMs);
+          waiting = (read) => {
+            clearTimeout(timer);
+            resolveRead(read);
+          };
+        });
+      },
+      close() {
+        ws.terminate();
+      },
+    };
+    ws.on("open", () => settle({ connection }));
+  });
+}
+
+const show = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 
 /**
  * Probes the spec's own path (`ORIGIN/v1/responses`) with a body that is not
@@ -284,6 +391,7 @@ export async function runCheckCommand(argv: CheckArgs): Promise<void> {
     dialect: settings.dialect,
     only: settings.only,
     send: (request) => send(settings, request),
+    connect: () => connect(settings),
   });
   if (!report.unreachable) {
     const probe = needsPathProbe(settings.base) ? await probeSpecPath(settings) : undefined;

@@ -48,8 +48,14 @@ function echo(body: Record<string, any>): Record<string, unknown> {
 }
 
 let ids = 0;
-/** Answers every request with "Hello there!", as a stream or a JSON body; a body that is not JSON gets a spec 400. */
+/** Answers every request with "Hello there!", as a stream or a JSON body; a body that is not JSON gets a spec 400; no /responses/compact (404). */
 async function textOnly(request: BatteryRequest): Promise<RawAnswer> {
+  if (request.endpoint === "compact")
+    return {
+      status: 404,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { type: "not_found", code: null, param: null, message: "Not found." } }),
+    };
   if (request.raw !== undefined) {
     return {
       status: 400,
@@ -111,6 +117,7 @@ describe("runBattery", () => {
       "bad-tool-choice": "fail",
       "bad-max-output-tokens": "fail",
       "bad-json": "pass",
+      compact: "skipped",
     });
     const by = (name: string) => report.results.find((r) => r.name === name)!;
     expect(by("function-tool").violations).toEqual([
@@ -139,7 +146,10 @@ describe("runBattery", () => {
       ["http.status", "$"],
       ["schema", "$.tool_choice"],
     ]);
-    expect(report.summary).toEqual({ passed: 7, failed: 6, skipped: 2, violations: 7 });
+    expect(by("compact").note).toBe(
+      "the server does not serve POST /responses/compact (404); the spec makes it optional",
+    );
+    expect(report.summary).toEqual({ passed: 7, failed: 6, skipped: 3, violations: 7 });
     expect(report.ok).toBe(false);
 
     const text = formatReport(report, { target: "http://fake/v1" });
@@ -163,7 +173,7 @@ describe("runBattery", () => {
     );
     expect(text.match(/✗ behaviour\.tool-choice/g)).toHaveLength(1);
     expect(text).toContain(
-      "15 checks: 7 passed, 6 failed, 2 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
+      "16 checks: 7 passed, 6 failed, 3 skipped (not exercised); 7 violation(s) from 4 distinct fault(s)",
     );
     expect(JSON.parse(jsonReport(report, "http://fake/v1"))).toMatchObject({
       target: "http://fake/v1",
@@ -384,6 +394,48 @@ describe("runBattery", () => {
     expect(baseUrlHints("http://h:1/api", answered(200), { status: 400 })).toEqual([]);
     expect(baseUrlHints("http://h:1/v1", answered(200))).toEqual([]);
     expect(baseUrlHints("http://h:1/v1", answered(404))).toEqual([
+      "http://h:1/v1/responses, the spec's own path, answered 404 to every request: it is not served here",
+    ]);
+  });
+
+  it("baseUrlHints: a 404 from /responses/compact or the WebSocket upgrade says nothing about BASE/responses", () => {
+    const report = (requests: BatteryReport["results"][number]["requests"]): BatteryReport => ({
+      dialect: "open-responses",
+      model: "m",
+      ok: true,
+      streamedInstead: [],
+      summary: { passed: 0, failed: 0, skipped: 1, violations: 0 },
+      results: [
+        {
+          name: "x",
+          title: "t",
+          outcome: "skipped",
+          requests,
+          violations: [],
+          suppressed: 0,
+          suppressedByRule: {},
+          specNotes: [],
+        },
+      ],
+    });
+    // `check --only compact websocket` on a server that serves neither: no request reached BASE/responses.
+    const optional = report([
+      { stream: false, endpoint: "compact", status: 404 },
+      { stream: true, transport: "websocket", status: 404 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", optional)).toEqual([]);
+    expect(baseUrlHints("http://h:1/api", optional, { status: 404 })).toEqual([]);
+    // With a request that did, they are left out of the count: /responses answered, so it is served.
+    const served = report([
+      { stream: false, endpoint: "compact", status: 404 },
+      { stream: false, status: 200 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", served)).toEqual([]);
+    const notServed = report([
+      { stream: true, transport: "websocket", status: 101 },
+      { stream: false, status: 404 },
+    ]);
+    expect(baseUrlHints("http://h:1/v1", notServed)).toEqual([
       "http://h:1/v1/responses, the spec's own path, answered 404 to every request: it is not served here",
     ]);
   });

@@ -37,7 +37,13 @@ interface JsonReport {
     outcome: string;
     note?: string;
     streamedInstead?: boolean;
-    requests: { stream: boolean; status?: number; refusedNonStreamed?: number; messages?: number }[];
+    requests: {
+      stream: boolean;
+      transport?: string;
+      status?: number;
+      refusedNonStreamed?: number;
+      messages?: number;
+    }[];
     violations: { rule: string; path: string; count?: number }[];
     specNotes: { rule: string; path: string; message: string }[];
   }[];
@@ -222,7 +228,8 @@ describe("root causes, not repetitions", () => {
     expect(text.code).toBe(1);
     const faults = text.stdout.match(/^ +✗ .*$/gm) ?? [];
     expect(faults, text.stdout).toEqual(["      ✗ sequence-number  event 0 (response.created) $.sequence_number"]);
-    const streamed = report.results.filter((r) => r.requests.some((q) => q.stream));
+    // SSE streams (not WebSocket mode, whose upgrade this fake refuses).
+    const streamed = report.results.filter((r) => r.requests.some((q) => q.stream && q.transport === undefined));
     const events = streamed.reduce((n, r) => n + r.requests.reduce((m, q) => m + (q.messages ?? 0) - 1, 0), 0); // [DONE] has none
     expect(report.groups).toEqual([
       {

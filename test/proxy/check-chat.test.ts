@@ -21,7 +21,8 @@
  *
  * `proxy --upstream-api chat` stands in front of it, and the `check`
  * battery runs against the proxy in both dialects and every style, through
- * the CLI (as a user runs it) and through `runBattery`: every check passes,
+ * the CLI (as a user runs it) and through `runBattery`: every check passes
+ * (but WebSocket mode's two, skipped: the proxy refuses the upgrade with 501),
  * reasoning included, and every answer is the one asked for (completed, or
  * incomplete where the budget cuts; never failed). The proxy's own live
  * check finds nothing in any answer either.
@@ -467,7 +468,7 @@ const run = (args: string[]) => runCli(args, { env: { ...process.env, NO_COLOR: 
 const fetchSend =
   (base: string) =>
   async (request: BatteryRequest): Promise<RawAnswer> => {
-    const res = await fetch(`${base}/responses`, {
+    const res = await fetch(`${base}/responses${request.endpoint === "compact" ? "/compact" : ""}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: request.raw ?? JSON.stringify(request.body),
@@ -481,8 +482,11 @@ const fetchSend =
  */
 const endings = (report: JsonReport | Awaited<ReturnType<typeof runBattery>>) =>
   Object.fromEntries(report.results.map((r) => [r.name, r.requests.map((q) => q.responseStatus ?? q.status)]));
+/** WebSocket mode is not proxied: the proxy refuses the upgrade with 501, and the checks are skipped. */
+const WS_NAMES = ["websocket", "websocket-error"];
+const HTTP_NAMES = BATTERY_NAMES.filter((name) => !WS_NAMES.includes(name));
 const EXPECTED_ENDINGS = Object.fromEntries(
-  BATTERY_NAMES.map((name) => [
+  HTTP_NAMES.map((name) => [
     name,
     name === "previous-response-id"
       ? ["completed", "completed"]
@@ -490,7 +494,9 @@ const EXPECTED_ENDINGS = Object.fromEntries(
         ? ["incomplete"]
         : name.startsWith("bad-")
           ? [400]
-          : ["completed"],
+          : name === "compact"
+            ? [200, "completed", 400]
+            : ["completed"],
   ]),
 );
 
@@ -527,13 +533,20 @@ describe.each(CASES)(
       const { code, stdout, stderr } = await run(["check", proxy.baseURL, "--dialect", dialect, "--json"]);
       expect(stderr).toBe("");
       const report = JSON.parse(stdout) as JsonReport;
-      expect(failures(report)).toEqual([]);
-      expect(endings(report)).toEqual(EXPECTED_ENDINGS);
+      expect(failures(report)).toEqual(
+        WS_NAMES.map((name) => ({
+          name,
+          outcome: "skipped",
+          note: "the server does not serve WebSocket mode: the upgrade at /responses was answered 501",
+          violations: [],
+        })),
+      );
+      expect(endings(report)).toEqual({ ...EXPECTED_ENDINGS, websocket: [501], "websocket-error": [501] });
       expect(code).toBe(0);
       expect(report).toMatchObject({
         dialect,
         ok: true,
-        summary: { passed: BATTERY_NAMES.length, failed: 0, skipped: 0, violations: 0 },
+        summary: { passed: HTTP_NAMES.length, failed: 0, skipped: WS_NAMES.length, violations: 0 },
       });
       expect(report.results.map((r) => r.name)).toEqual(BATTERY_NAMES);
       const notes = Object.fromEntries(report.results.map((r) => [r.name, r.note]));
@@ -550,7 +563,8 @@ describe.each(CASES)(
       expect(failures(report)).toEqual([]);
       expect(endings(report)).toEqual(EXPECTED_ENDINGS);
       expect(report.ok).toBe(true);
-      expect(report.summary).toEqual({ passed: BATTERY_NAMES.length, failed: 0, skipped: 0, violations: 0 });
+      // No WebSocket transport given: the WebSocket checks are not run.
+      expect(report.summary).toEqual({ passed: HTTP_NAMES.length, failed: 0, skipped: 0, violations: 0 });
       expect(model.refusals).toEqual([]);
     });
 
@@ -590,8 +604,9 @@ describe.each(CASES)(
     it("the proxy's live check found nothing in any answer it passed on; the bad requests never reached the model", () => {
       const posts = proxy.requests.filter((e) => e.method === "POST" && e.path === "/v1/responses");
       const forwarded = posts.filter((e) => e.upstream !== null);
-      // Two battery runs (CLI and runBattery), each with one upstream request per check but two for previous-response-id.
-      const good = BATTERY_NAMES.filter((n) => !n.startsWith("bad-")).length + 1;
+      // Two battery runs (CLI and runBattery), each with one upstream request per check but two for
+      // previous-response-id (compact's is its output sent back to POST /v1/responses; WebSocket mode is not proxied).
+      const good = HTTP_NAMES.filter((n) => !n.startsWith("bad-")).length + 1;
       expect(forwarded).toHaveLength(2 * good);
       for (const entry of forwarded) {
         expect(entry.upstream).toMatchObject({ api: "chat", status: 200, error: null });
