@@ -653,32 +653,33 @@ export class EventSource {
   /** The next event, or undefined once the terminal one has been produced. */
   next(): StreamEvent | undefined {
     if (this.finished) return undefined;
-    if (this.current !== null) {
-      let event: StreamEvent | undefined | typeof RUN_OVER;
-      try {
-        event = this.current.next();
-      } catch (err) {
-        // Where the emitter would have thrown it: inside its list of deltas.
-        this.current = null;
-        return this.took(this.run.throw(err));
+    for (;;) {
+      let step: IteratorResult<StreamEvent | undefined | DeltaRun, void> | undefined;
+      const run = this.current;
+      if (run === null) step = this.run.next();
+      else {
+        let event: StreamEvent | undefined | typeof RUN_OVER = RUN_OVER;
+        try {
+          event = run.next();
+        } catch (err) {
+          // Where the emitter would have thrown it: inside its list of deltas.
+          this.current = null;
+          step = this.run.throw(err);
+        }
+        if (step === undefined) {
+          if (event !== RUN_OVER) return this.out(event);
+          this.current = null;
+          step = this.run.next();
+        }
       }
-      if (event !== RUN_OVER) return this.out(event);
-      this.current = null;
+      if (step.done) {
+        this.finished = true;
+        return undefined;
+      }
+      // A list of deltas is taken from on the next turn of the loop.
+      if (step.value instanceof DeltaRun) this.current = step.value;
+      else return this.out(step.value);
     }
-    return this.took(this.run.next());
-  }
-
-  /** What the emitter yielded: an event, the end, or a run of deltas to take from. */
-  private took(step: IteratorResult<StreamEvent | undefined | DeltaRun, void>): StreamEvent | undefined {
-    if (step.done) {
-      this.finished = true;
-      return undefined;
-    }
-    if (step.value instanceof DeltaRun) {
-      this.current = step.value;
-      return this.next();
-    }
-    return this.out(step.value);
   }
 
   /** An event out, with the pause its step asked for before it. */

@@ -66,6 +66,12 @@ export class Timeline {
   dropped = 0;
   /** Set once the journal let the entry go: nothing more is kept or charged. */
   private closed = false;
+  /**
+   * Events 0 … run − 1, all sent at `runTime` (ms since `origin`): an answer
+   * sent in one write, kept as one mark's worth of numbers, not one per event.
+   */
+  private run = 0;
+  private runTime = 0;
 
   /**
    * @param origin clock time (ms) the request arrived: marks are kept relative to it
@@ -80,7 +86,7 @@ export class Timeline {
 
   /** Marks kept. */
   get length(): number {
-    return this.count;
+    return this.run + this.count;
   }
 
   /** Whether marks were dropped. */
@@ -92,7 +98,7 @@ export class Timeline {
   event(index: number, now: number): void {
     const i = this.count;
     // The hot path: room charged, under the cap (a closed timeline has none).
-    if (i < this.capacity && i < this.cap) {
+    if (i < this.capacity && i + this.run < this.cap) {
       this.times!.push(now - this.origin);
       this.codes!.push(index);
       this.count = i + 1;
@@ -103,30 +109,23 @@ export class Timeline {
 
   /**
    * Events 0 … count − 1 were all sent at clock time `now` (an answer sent
-   * in one write): the room is charged once, then the marks are kept as
-   * `event` would keep them one by one.
+   * in one write): kept as one run, charged as one mark (past the cap, the
+   * events after it are dropped, as one by one).
    */
   events(count: number, now: number): void {
-    if (this.count !== 0 || this.closed) {
+    if (count === 0) return;
+    if (this.length !== 0 || this.closed) {
       for (let i = 0; i < count; i++) this.event(i, now);
       return;
     }
     const kept = Math.min(count, this.cap);
-    // The capacity the marks one by one would have grown to: doubled from the first, up to the cap.
-    let size = Math.max(FIRST_CAPACITY, this.capacity);
-    while (size < kept) size = Math.min(size * 2, this.cap);
-    if (kept > this.capacity && !this.resize(size)) {
+    if (kept === 0 || !this.grow(MARK_BYTES)) {
+      if (kept > 0) this.close();
       this.dropped += count;
       return;
     }
-    const t = now - this.origin;
-    const times = this.times!;
-    const codes = this.codes!;
-    for (let i = 0; i < kept; i++) {
-      times.push(t);
-      codes.push(i);
-    }
-    this.count = kept;
+    this.run = kept;
+    this.runTime = now - this.origin;
     this.dropped += count - kept;
   }
 
@@ -141,13 +140,18 @@ export class Timeline {
     this.times = null;
     this.codes = null;
     this.capacity = 0;
-    this.dropped += this.count;
+    this.dropped += this.count + this.run;
     this.count = 0;
+    this.run = 0;
   }
 
   /** The marks kept, in order (a fresh array; built when the inspector asks, never on the hot path). */
   marks(): Mark[] {
     const out: Mark[] = [];
+    if (this.run > 0) {
+      const t = Math.round(this.runTime * 1000) / 1000;
+      for (let i = 0; i < this.run; i++) out.push({ t, kind: "event", index: i });
+    }
     for (let i = 0; i < this.count; i++) {
       const code = this.codes![i];
       const t = Math.round(this.times![i] * 1000) / 1000;
@@ -162,11 +166,11 @@ export class Timeline {
       return;
     }
     const limit = this.cap + (end ? Math.min(END_MARKS, this.ends + 1) : 0);
-    if (this.count >= limit || (this.count === this.capacity && !this.expand(limit))) {
+    if (this.run + this.count >= limit || (this.count === this.capacity && !this.expand(limit - this.run))) {
       this.dropped++;
       return;
     }
-    if (end && this.count >= this.cap) this.ends++;
+    if (end && this.run + this.count >= this.cap) this.ends++;
     this.times!.push(now - this.origin);
     this.codes!.push(code);
     this.count++;

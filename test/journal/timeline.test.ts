@@ -30,6 +30,51 @@ describe("Timeline", () => {
     expect(t.truncated).toBe(false);
   });
 
+  it("an answer sent in one write: its events as one run, the same marks as one by one, charged as one mark", () => {
+    let charged = 0;
+    const bulk = new Timeline(1000, 100, (bytes) => ((charged += bytes), true));
+    bulk.events(23, 1002.5);
+    bulk.mark("done", 1002.5);
+    bulk.mark("end", 1002.5);
+    const single = new Timeline(1000, 100, () => true);
+    for (let i = 0; i < 23; i++) single.event(i, 1002.5);
+    single.mark("done", 1002.5);
+    single.mark("end", 1002.5);
+    expect(bulk.marks()).toEqual(single.marks());
+    expect(bulk.length).toBe(25);
+    expect(charged).toBe(MARK_BYTES + 8 * MARK_BYTES);
+
+    // Past the cap: the events after it are dropped and counted, the end is kept.
+    const capped = new Timeline(0, 10, () => true);
+    capped.events(1000, 5);
+    capped.mark("end", 6);
+    expect(
+      capped
+        .marks()
+        .filter((m) => m.kind === "event")
+        .map((m) => m.index),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(capped.marks().at(-1)).toEqual({ t: 6, kind: "end" });
+    expect(capped.dropped).toBe(990);
+
+    // A journal that no longer holds the entry: nothing is kept, everything counted as dropped.
+    const gone = new Timeline(0, 100, () => false);
+    gone.events(5, 1);
+    gone.mark("end", 1);
+    expect(gone.marks()).toEqual([]);
+    expect(gone.dropped).toBe(6);
+
+    // After other marks, events go one by one.
+    const after = new Timeline(0, 100, () => true);
+    after.mark("heartbeat", 1);
+    after.events(2, 3);
+    expect(after.marks()).toEqual([
+      { t: 1, kind: "heartbeat" },
+      { t: 3, kind: "event", index: 0 },
+      { t: 3, kind: "event", index: 1 },
+    ]);
+  });
+
   it("past its cap, counts what it drops and still keeps how the answer ended", () => {
     const t = new Timeline(0, 10, () => true);
     for (let i = 0; i < 1000; i++) t.event(i, i);
