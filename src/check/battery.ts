@@ -570,14 +570,14 @@ export function judgeAnswer(
   }
   if (answer.failure) extra.push(violation("http.unreachable", `the answer was cut short: ${answer.failure}`));
   if (request.endpoint === "compact") {
+    const input = {
+      request: request.body,
+      status: answer.status,
+      contentType: answer.contentType,
+      body: answer.body,
+      dialect,
+    };
     if (request.bad) {
-      const input = {
-        request: request.body,
-        status: answer.status,
-        contentType: answer.contentType,
-        body: answer.body,
-        dialect,
-      };
       if (answer.status >= 400 && answer.status < 500) {
         const verdict = checkErrorBody({ ...input, param: request.bad.param });
         return { verdict, violations: [...verdict.violations, ...extra] };
@@ -594,13 +594,6 @@ export function judgeAnswer(
     }
     // Not served: the check is skipped (its judge says so), nothing judged.
     if (COMPACT_NOT_SERVED.has(answer.status)) return { violations: extra };
-    const input = {
-      request: request.body,
-      status: answer.status,
-      contentType: answer.contentType,
-      body: answer.body,
-      dialect,
-    };
     if (answer.status >= 400) {
       const verdict = checkErrorBody(input);
       return {
