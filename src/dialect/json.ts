@@ -70,31 +70,19 @@ function valueText(value: unknown): string | null {
 }
 
 /**
- * What was serialised of the last answers' base responses, a few, newest
- * last: each key's text (`"key":value`, in the base's order) and the text of
- * the last running snapshot ("the base with a status"). Not a WeakMap: one
- * entry per answer in a WeakMap is an ephemeron that every scavenge walks. A
- * stream's snapshots come close together (`response.created`,
- * `response.in_progress`, then its terminal one), so a short list serves;
- * one pushed out by other answers' meanwhile is only serialised again.
+ * The texts of the last "base with a status" snapshots serialised, by base response: a few,
+ * newest last. Not a WeakMap: one entry per answer in a WeakMap is an ephemeron that every
+ * scavenge walks. A snapshot's text is wanted again by the very next event of its answer
+ * (`response.in_progress` after `response.created`), so a short list serves; one pushed out
+ * by other answers' snapshots meanwhile is only serialised again.
  */
-const RUNNING: Running[] = Array.from({ length: 16 }, () => ({
-  base: null,
-  status: null,
-  text: "",
-  keys: null,
-  parts: null,
-}));
+const RUNNING: Running[] = Array.from({ length: 16 }, () => ({ base: null, status: null, text: "" }));
 let runningNext = 0;
 
 interface Running {
   base: object | null;
   status: unknown;
-  /** The last running snapshot's text ("" when none). */
   text: string;
-  /** The base's keys, in order, and each one's `"key":value` text (null: not serialised, or not plainly). */
-  keys: string[] | null;
-  parts: string[] | null;
 }
 
 function runningOf(base: object): Running | undefined {
@@ -118,83 +106,32 @@ function isBaseSnapshot(response: Record<string, unknown>, base: Record<string, 
   return n === m;
 }
 
-/** `"key":value` for each key of a base, in order (both null when a value is not one this writer takes). */
-function baseParts(base: Record<string, unknown>, slot: Running): void {
-  slot.keys = null;
-  slot.parts = null;
-  const keys: string[] = [];
-  const parts: string[] = [];
-  for (const key in base) {
-    const text = valueText(base[key]);
-    if (text === null) return;
-    keys.push(key);
-    parts.push(keyText(key) + text);
-  }
-  slot.keys = keys;
-  slot.parts = parts;
-}
-
-/**
- * A snapshot's JSON from its base's parts: its own keys walked in order,
- * each one the base's text while its value is the base's, serialised
- * otherwise (skipped when JSON.stringify would skip it). Null for a value
- * this writer does not take (the caller falls back to JSON.stringify).
- */
-function fromParts(own: Record<string, unknown>, base: Record<string, unknown>, keys: string[], parts: string[]) {
-  let out = "{";
-  let j = 0;
-  for (const key in own) {
-    const value = own[key];
-    let text: string | null;
-    if (j < keys.length && keys[j] === key && value === base[key]) text = parts[j++];
-    else {
-      if (j < keys.length && keys[j] === key) j++;
-      if (value === undefined || typeof value === "function" || typeof value === "symbol") continue;
-      const v = valueText(value);
-      if (v === null) return null;
-      text = keyText(key) + v;
-    }
-    out += out.length === 1 ? text : `,${text}`;
-  }
-  return `${out}}`;
-}
-
 /**
  * The JSON text of a response. `base` is the response its plan started
- * from. A stream's first snapshot serialises the base key by key; its later
- * ones reuse those texts, with only what changed serialised: a running
- * snapshot that is the base with a status (`response.created`,
- * `response.queued`, `response.in_progress`) reuses the whole text of the
- * one before it when the status is the same, and the terminal snapshot
- * (`completed_at`, `status`, `output`, `usage` changed) reuses the rest.
- * The plan, its base included, never changes once planned (a stored
- * response is replayed from it), so those texts stay true; they are
- * forgotten once the terminal snapshot is written, or once 16 other answers'
- * were. A response with no earlier snapshot (a JSON body) is written by
- * JSON.stringify once.
+ * from: a snapshot that is the base with a status (a stream's
+ * `response.created`, `response.queued`, `response.in_progress`) reuses the
+ * text of the one before it when the status is the same. The plan, its base
+ * included, never changes once planned (a stored response is replayed from
+ * it), so that text stays true; it is forgotten once another snapshot of the
+ * answer (its terminal one) is serialised, or once 16 other answers' were.
  */
 export function responseJson(response: object, base?: object): string {
   if (base === undefined || !isPlain(response)) return JSON.stringify(response);
   const own = response as Record<string, unknown>;
-  const b = base as Record<string, unknown>;
+  // Only running snapshots are kept: a finished one (a JSON body, a terminal event) is written once.
   const running = own.status === "in_progress" || own.status === "queued";
   const last = runningOf(base);
-  if (!running || !isBaseSnapshot(own, b)) {
-    if (last === undefined) return JSON.stringify(response);
-    const text = last.parts === null ? null : fromParts(own, b, last.keys!, last.parts);
-    last.base = null;
-    last.text = "";
-    last.keys = null;
-    last.parts = null;
-    return text ?? JSON.stringify(response);
+  if (!running || !isBaseSnapshot(own, base as Record<string, unknown>)) {
+    if (last !== undefined) {
+      last.base = null;
+      last.text = "";
+    }
+    return JSON.stringify(response);
   }
-  if (last !== undefined && last.status === own.status && last.text !== "") return last.text;
+  if (last !== undefined && last.status === own.status) return last.text;
+  const text = JSON.stringify(response);
   const slot = last ?? RUNNING[runningNext++ % RUNNING.length];
-  if (slot !== last) {
-    slot.base = base;
-    baseParts(b, slot);
-  }
-  const text = (slot.parts !== null && fromParts(own, b, slot.keys!, slot.parts)) || JSON.stringify(response);
+  slot.base = base;
   slot.status = own.status;
   slot.text = text;
   return text;
