@@ -14,7 +14,7 @@
  */
 import { checkCompactBody, COMPACT_NOT_SERVED } from "./compact.js";
 import type { CheckDialect } from "./dialects.js";
-import { ANSWER_SCHEMA, TIME_TOOL, WEATHER_TOOL } from "./fixtures.js";
+import { ANSWER_SCHEMA, REQUESTS, WEATHER_TOOL } from "./fixtures.js";
 import { checkAnswer, checkErrorBody, type Verdict } from "./http.js";
 import { show, type Violation } from "./rules.js";
 import { isObject } from "./shape.js";
@@ -240,34 +240,22 @@ export const BATTERY: readonly BatteryCheck[] = [
   {
     name: "text",
     title: "text answer, JSON",
-    next: once((model) => ({ stream: false, body: { model, input: "Say hello in three words." } })),
+    next: once(REQUESTS.text),
   },
   {
     name: "text-stream",
     title: "text answer, streamed",
-    next: once((model) => ({ stream: true, body: { model, input: "Say hello in three words.", stream: true } })),
+    next: once(REQUESTS.textStream),
   },
   {
     name: "instructions",
     title: "instructions, echoed",
-    next: once((model) => ({
-      stream: false,
-      body: { model, instructions: "Answer in one short sentence.", input: "What is the capital of France?" },
-    })),
+    next: once(REQUESTS.instructions),
   },
   {
     name: "function-tool",
     title: "a forced function call, streamed",
-    next: once((model) => ({
-      stream: true,
-      body: {
-        model,
-        input: "What is the weather in Paris?",
-        tools: [WEATHER_TOOL],
-        tool_choice: { type: "function", name: "get_weather" },
-        stream: true,
-      },
-    })),
+    next: once(REQUESTS.functionTool),
     judge([ex]) {
       if (responseStatus(ex) !== "completed") return {};
       const found = calls(ex);
@@ -295,17 +283,7 @@ export const BATTERY: readonly BatteryCheck[] = [
   {
     name: "parallel-tools",
     title: "parallel function calls (tool_choice required), streamed",
-    next: once((model) => ({
-      stream: true,
-      body: {
-        model,
-        input: "What is the weather in Paris, and what time is it in Tokyo?",
-        tools: [WEATHER_TOOL, TIME_TOOL],
-        tool_choice: "required",
-        parallel_tool_calls: true,
-        stream: true,
-      },
-    })),
+    next: once(REQUESTS.parallelTools),
     judge([ex]) {
       if (responseStatus(ex) !== "completed") return {};
       const found = calls(ex);

@@ -24,7 +24,7 @@ import {
   type RawAnswer,
 } from "./battery.js";
 import type { CheckDialect } from "./dialects.js";
-import { ANSWER_SCHEMA, TIME_TOOL, WEATHER_TOOL } from "./fixtures.js";
+import { ANSWER_SCHEMA, REQUESTS, WEATHER_TOOL } from "./fixtures.js";
 import { jsonEqual } from "./echo.js";
 import { checkAnswer, type Verdict } from "./http.js";
 import { show, type RuleId, type Violation } from "./rules.js";
@@ -100,57 +100,35 @@ export const BRIDGE_CHECKS: readonly BridgeCheck[] = [
   {
     name: "text",
     title: "string input, JSON",
-    request: (model) => ({ stream: false, body: { model, input: "Say hello in three words." } }),
+    request: REQUESTS.text,
     upstream: message(HELLO),
     expected: { text: HELLO },
   },
   {
     name: "text-stream",
     title: "string input, streamed",
-    request: (model) => ({ stream: true, body: { model, input: "Say hello in three words.", stream: true } }),
+    request: REQUESTS.textStream,
     upstream: message(HELLO),
     expected: { text: HELLO },
   },
   {
     name: "instructions",
     title: "instructions",
-    request: (model) => ({
-      stream: false,
-      body: { model, instructions: "Answer in one short sentence.", input: "What is the capital of France?" },
-    }),
+    request: REQUESTS.instructions,
     upstream: message("Paris."),
     expected: { text: "Paris." },
   },
   {
     name: "function-tool",
     title: "a named tool_choice, streamed",
-    request: (model) => ({
-      stream: true,
-      body: {
-        model,
-        input: "What is the weather in Paris?",
-        tools: [WEATHER_TOOL],
-        tool_choice: { type: "function", name: "get_weather" },
-        stream: true,
-      },
-    }),
+    request: REQUESTS.functionTool,
     upstream: { steps: [call("get_weather", '{"city":"Paris"}', "call_bridge_1")] },
     expected: { calls: [{ name: "get_weather", arguments: '{"city":"Paris"}', call_id: "call_bridge_1" }] },
   },
   {
     name: "parallel-tools",
     title: 'tool_choice "required", parallel_tool_calls, streamed',
-    request: (model) => ({
-      stream: true,
-      body: {
-        model,
-        input: "What is the weather in Paris, and what time is it in Tokyo?",
-        tools: [WEATHER_TOOL, TIME_TOOL],
-        tool_choice: "required",
-        parallel_tool_calls: true,
-        stream: true,
-      },
-    }),
+    request: REQUESTS.parallelTools,
     upstream: {
       steps: [
         call("get_weather", '{"city":"Paris"}', "call_bridge_2"),
@@ -278,7 +256,7 @@ export const BRIDGE_CHECKS: readonly BridgeCheck[] = [
   {
     name: "slow-upstream",
     title: "a slow upstream (informational), streamed",
-    request: (model) => ({ stream: true, body: { model, input: "Say hello in three words.", stream: true } }),
+    request: REQUESTS.textStream,
     upstream: message(HELLO),
     expected: { text: HELLO },
     slow: true,
