@@ -268,8 +268,10 @@ describe("informational lessons", () => {
 
 describe("stack traces and the report", () => {
   it("finds Node and Python traces, not ordinary text", () => {
-    expect(stackTrace("    at Object.<anonymous> (/a/b.js:1:2)")).toBeDefined();
-    expect(stackTrace("    at async main (file:///a/b.mjs:10:3)")).toBeDefined();
+    expect(stackTrace("Error: boom\n    at Object.<anonymous> (/a/b.js:1:2)\n")).toBe(
+      "at Object.<anonymous> (/a/b.js:1:2)",
+    );
+    expect(stackTrace("    at async main (file:///a/b.mjs:10:3)")).toBe("at async main (file:///a/b.mjs:10:3)");
     expect(stackTrace('Traceback (most recent call last):\n  File "x.py", line 1')).toBe(
       "Traceback (most recent call last):",
     );
