@@ -69,8 +69,27 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const items = input.items ?? inputItems(request.input);
   const { scenario, reason } =
     input.selected ?? selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
+  const plan = planWith(scenario, request, items, seed, dialect, input.session ?? null, input.repeat ?? 0, input.createdAt);
+  return { scenario, reason, plan, seed };
+}
+
+/**
+ * The plan of a selected scenario for a request: every input that decides it
+ * is an argument, so that the same arguments give the same plan, key for key
+ * (a PlanRecipe plans again from them).
+ */
+export function planWith(
+  scenario: Scenario,
+  request: CreateResponseBody,
+  items: ItemParam[],
+  seed: string,
+  dialect: Dialect,
+  session: string | null,
+  repeat: number,
+  createdAt: number,
+): Plan {
   const rng = createRng(seed);
-  const ids = answerIds(rng, dialect.ids, seed, input.session ?? null, input.repeat ?? 0);
+  const ids = answerIds(rng, dialect.ids, seed, session, repeat);
   let plan: Plan;
   try {
     plan = planScenario(scenario, {
@@ -80,7 +99,7 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
       ids,
       vendorExtensions: dialect.vendorExtensions,
       hostedItems: dialect.hostedItems,
-      createdAt: input.createdAt,
+      createdAt,
     });
   } catch (err) {
     // An `http_error` turn names its scenario like every answer does.
@@ -91,7 +110,7 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   if (request.background) plan.options.queued = true;
   if (dialect.annotationsInline) plan.options.annotationsInline = true;
   // A long answer's deltas are kept packed: its plan lives as long as its stream, and as its stored response.
-  return { scenario, reason, plan: packPlan(plan), seed };
+  return packPlan(plan);
 }
 
 /** The planned answer with its whole stream of events. */

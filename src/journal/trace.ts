@@ -8,6 +8,7 @@
  */
 import { PackedChunks, type Chunks } from "../generate/packed-chunks.js";
 import type { Dialect } from "../dialect/render.js";
+import type { PlanRecipe } from "../emit/recipe.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError } from "../spec/errors.js";
 import type { StreamEvent } from "../spec/index.js";
@@ -45,6 +46,28 @@ export type AnswerSource =
   | { kind: "forwarded-json"; body: unknown; at: number }
   /** An error object answered (rendered in the request's dialect when asked). */
   | { kind: "error"; error: ApiError };
+
+/**
+ * The mock's own answer as the journal keeps it: its plan's recipe (the plan
+ * is planned again when the inspector reads it: src/emit/recipe.ts), its
+ * dialect and how it was sent.
+ */
+export class MockSource {
+  readonly kind = "mock" as const;
+  /** Set when the events sent differ from the plan's (a cancelled run). */
+  events?: readonly StreamEvent[];
+
+  constructor(
+    private readonly recipe: PlanRecipe,
+    readonly dialect: Dialect,
+    readonly streamed: boolean,
+    readonly websocket?: boolean,
+  ) {}
+
+  get plan(): Plan {
+    return this.recipe.plan;
+  }
+}
 
 export interface Trace {
   /** The marks of the answer, in order; null until the shell starts one. */

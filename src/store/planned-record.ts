@@ -7,11 +7,14 @@
  * Why: the store keeps a thousand responses by default, and each kept object
  * is copied by the young-generation GC, then promoted, then marked. A short
  * answer's response and input items with ids are about 1.7 kB of objects
- * beside the plan it keeps anyway; most stored responses are never read
- * (a test suite's, a load test's), and `GET`, `input_items` and a
- * `previous_response_id` chain read them rarely and build them once.
+ * beside the plan; most stored responses are never read (a test suite's, a
+ * load test's), and `GET`, `input_items` and a `previous_response_id` chain
+ * read them rarely and build them once. The plan itself is kept as its
+ * recipe (src/emit/recipe.ts): once the turn lets go of it, reading `plan`
+ * plans again.
  */
 import { finalResponse } from "../emit/final.js";
+import { PlanRecipe } from "../emit/recipe.js";
 import type { Plan } from "../generate/plan.js";
 import { inputItems } from "../scenario/conversation.js";
 import type { CreateResponseBody, ItemParam, ResponseResource, StreamEvent } from "../spec/index.js";
@@ -28,14 +31,24 @@ export class PlannedRecord implements StoredResponse {
   /** Set when the record was too big to keep its input: `input` is then a stand-in (see omitInput). */
   inputOmitted: InputOmitted | undefined = undefined;
 
+  /** Its plan, held or as its recipe. */
+  readonly recipe: PlanRecipe;
+
   constructor(
-    readonly plan: Plan,
+    plan: Plan | PlanRecipe,
     /** The request's `input` as validated (a string or a list of items), not copied. */
     private requestInput: CreateResponseBody["input"] | undefined,
     readonly session: string | null,
-  ) {}
+  ) {
+    this.recipe = plan instanceof PlanRecipe ? plan : PlanRecipe.held(plan);
+  }
 
-  /** What keeping it costs, estimated (its plan, its input as it came, the overhead), once measured. */
+  /** The plan it was answered from (planned again from its recipe once the turn has let go of it). */
+  get plan(): Plan {
+    return this.recipe.plan;
+  }
+
+  /** What keeping it costs, estimated (its plan, its input as it came, the overhead), once measured (the store measures it as it keeps it, while the turn holds the plan). */
   get keptBytes(): number {
     return (this.cost ??= plannedCost(this.plan, this.requestInput));
   }
@@ -49,7 +62,7 @@ export class PlannedRecord implements StoredResponse {
     if (this.inputOmitted) return;
     const bytes = this.keptBytes;
     const standIn = inputStandIn(this.requestInput == null ? [] : inputItems(this.requestInput), standInBytes);
-    this.items = withItemIds(standIn, this.plan.base.id);
+    this.items = withItemIds(standIn, this.recipe.id);
     this.requestInput = undefined;
     this.inputOmitted = { bytes, budget };
     this.cost = plannedCost(this.plan, this.items);
@@ -57,7 +70,7 @@ export class PlannedRecord implements StoredResponse {
 
   /** The response's id, read from the plan (the store keys records by it without building the response). */
   get id(): string {
-    return this.plan.base.id;
+    return this.recipe.id;
   }
 
   /** The final response, built from the plan when first read. */
@@ -73,7 +86,7 @@ export class PlannedRecord implements StoredResponse {
   get input(): ItemParam[] {
     return (this.items ??= withItemIds(
       this.requestInput == null ? [] : inputItems(this.requestInput),
-      this.plan.base.id,
+      this.recipe.id,
     ));
   }
 

@@ -19,11 +19,12 @@
  * expectations, usage, cost) is a `TurnStep` in `deps.steps`.
  */
 import type { Dialect } from "../dialect/index.js";
+import { PlanRecipe } from "../emit/recipe.js";
 import { finalOnly, planRequest, withEvents, withStreamEvents, type Answer, type LazyAnswer } from "../emit/index.js";
 import { createRng, requestSeed } from "../generate/index.js";
 import type { Journal, JournalEntry, JournalOutcome } from "../journal/journal.js";
 import type { Timeline } from "../journal/timeline.js";
-import { planCost } from "../journal/trace.js";
+import { MockSource, planCost } from "../journal/trace.js";
 import { markPlayEnd, tracedSink } from "../journal/traced-sink.js";
 import { selectScenario, type ScenarioRegistry } from "../scenario/registry.js";
 import type { Controls } from "../session/controls.js";
@@ -264,9 +265,14 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
     if (entry) entry.responseId = plan.base.id;
     if (deps.steps) for (const step of deps.steps) if (step.planned) await step.planned(turn);
 
+    // What the store and the journal keep: the plan while this turn holds it, its recipe after (a background run's stays held).
+    const recipe =
+      delivery === "background"
+        ? PlanRecipe.held(plan)
+        : PlanRecipe.of(plan, request, answer.scenario, answer.seed, dialect, session, turn.repeat, turn.createdAt);
     const stored = request.store !== false;
     if (stored || turn.keepRecord) {
-      const record = new PlannedRecord(plan, request.input, session);
+      const record = new PlannedRecord(recipe, request.input, session);
       // A background run's response as it starts (queued), replaced as the run goes.
       if (delivery === "background") {
         const first = (answer as Answer).events[0] as { response?: ResponseResource };
@@ -286,14 +292,14 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
         const websocket = turn.transport === "websocket";
         deps.journal.keepAnswer(
           entry,
-          websocket
-            ? { kind: "mock", plan, dialect, streamed: true, websocket: true }
-            : { kind: "mock", plan, dialect, streamed: delivery === "stream" },
+          new MockSource(recipe, dialect, websocket || delivery === "stream", websocket),
           planCost(plan),
         );
       }
       turn.timeline = timeline;
     }
+    // Measured and kept: from here the turn's answer holds the plan, and the store and journal only its recipe.
+    recipe.release();
     return turn;
   } catch (err) {
     endTurn(deps, turn, "error");
