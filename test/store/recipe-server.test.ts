@@ -51,7 +51,7 @@ describe("a stored answer read back after its plan was let go", () => {
         expect(frames(await replay.text())).toEqual(frames(sent.text));
 
         const entry = mock.requests.findLast((e) => e.responseId === terminal.id)!;
-        const view = await (await fetch(`${mock.url}/__mock/requests/${entry.seq}/answer`)).json();
+        const view = (await (await fetch(`${mock.url}/__mock/requests/${entry.seq}/answer`)).json()) as { response: unknown };
         expect(JSON.stringify(view)).toContain(terminal.id);
         expect(view.response).toEqual(JSON.parse(JSON.stringify(terminal)));
       });
@@ -69,7 +69,7 @@ describe("a stored answer read back after its plan was let go", () => {
       tools: LIBRARY_TOOLS_NOT_STRICT,
     });
     expect(next.status).toBe(200);
-    const items = await (await fetch(`${mock.baseURL}/responses/${response.id}/input_items`)).json();
+    const items = (await (await fetch(`${mock.baseURL}/responses/${response.id}/input_items`)).json()) as { data: unknown[] };
     expect(items.data.length).toBeGreaterThan(0);
     // The continuation answers the tool's output with text, as it does when the call is its own conversation.
     expect((JSON.parse(next.text) as { output: { type: string }[] }).output.at(-1)!.type).toBe("message");
