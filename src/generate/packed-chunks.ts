@@ -15,8 +15,16 @@ export class PackedChunks implements Iterable<string> {
   /** Where delta `i` ends in `text` (it starts where the one before ends). */
   private readonly ends: Uint32Array | Uint16Array;
 
-  constructor(chunks: readonly string[]) {
-    this.text = chunks.join("");
+  /**
+   * @param text the deltas joined, when the caller has it: `chunks` must be
+   *   this very text cut in order (as the chunkers cut it). Kept as it is, not
+   *   joined again: a scripted step's text is then one string for all of its
+   *   answers, not a copy per answer.
+   */
+  constructor(chunks: readonly string[], text?: string) {
+    let total = 0;
+    for (let i = 0; i < chunks.length; i++) total += chunks[i].length;
+    this.text = text !== undefined && text.length === total ? text : chunks.join("");
     this.ends = this.text.length <= 0xffff ? new Uint16Array(chunks.length) : new Uint32Array(chunks.length);
     let end = 0;
     for (let i = 0; i < chunks.length; i++) this.ends[i] = end += chunks[i].length;

@@ -11,6 +11,7 @@ import { ApiError, type ErrorPayload, type FunctionToolParam, type OutputAnnotat
 import { assemblePlan } from "./assemble.js";
 import { planHosted } from "./hosted.js";
 import { chunkChars, chunkSizes, chunkText } from "./chunk.js";
+import { PACK_MIN_CHUNKS, PackedChunks, type Chunks } from "./packed-chunks.js";
 import type { GenerateContext } from "./context.js";
 import { CALL_BYTES, MAX_FILLED_DELTAS, schemaTooLarge, userTextWithin } from "./budgets.js";
 import { sampleWithin } from "./json-schema-sample.js";
@@ -32,8 +33,12 @@ export function chunkWith(text: string, chunking: Chunking | undefined, rng: Rng
  * MAX_FILLED_DELTAS deltas, so the stream grows with the request no faster
  * than the text does.
  */
-function filledChunks(text: string, chunking: Chunking | undefined, ctx: GenerateContext): string[] {
-  return chunkWith(fill(text, ctx), chunking, ctx.rng, text.includes("{{") ? MAX_FILLED_DELTAS : Infinity);
+function filledChunks(text: string, chunking: Chunking | undefined, ctx: GenerateContext): Chunks {
+  const filled = fill(text, ctx);
+  const chunks = chunkWith(filled, chunking, ctx.rng, text.includes("{{") ? MAX_FILLED_DELTAS : Infinity);
+  // A long text's deltas are packed over the text itself: a step without request values is then one string
+  // that all of its answers share (an open 1,000-delta stream held a 6 kB copy of it).
+  return chunks.length >= PACK_MIN_CHUNKS ? new PackedChunks(chunks, filled) : chunks;
 }
 
 /** The turn a request gets: one per assistant turn already in the conversation; the last repeats. */
