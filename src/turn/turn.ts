@@ -20,7 +20,7 @@
  */
 import type { Dialect } from "../dialect/index.js";
 import { PlanRecipe } from "../emit/recipe.js";
-import { finalOnly, planRequest, withEvents, withStreamEvents, type Answer, type LazyAnswer } from "../emit/index.js";
+import { finalOnly, planRequest, withEvents, withLazyEvents, withStreamEvents, type Answer, type LazyAnswer } from "../emit/index.js";
 import { createRng, requestSeed } from "../generate/index.js";
 import type { Journal, JournalEntry, JournalOutcome } from "../journal/journal.js";
 import type { Timeline } from "../journal/timeline.js";
@@ -251,13 +251,17 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
       repeat: turn.repeat,
     });
     turn.timing = timingOf(deps, controls, planned, request.model);
-    // Events are built only when they are sent or paced (a long answer's each as it comes due); a plain JSON answer needs only the final response.
+    // Events are built only when they are sent or paced; a plain JSON answer needs only the final response.
+    // A paced answer's each as it comes due, whatever its length: it is held open for its whole schedule,
+    // and a short answer's events built up front are most of what an open stream holds.
     const answer =
       delivery === "background"
         ? withEvents(planned)
-        : delivery === "stream" || turn.timing.paced
-          ? withStreamEvents(planned)
-          : finalOnly(planned);
+        : turn.timing.paced
+          ? withLazyEvents(planned)
+          : delivery === "stream"
+            ? withStreamEvents(planned)
+            : finalOnly(planned);
     turn.answer = answer;
     turn.record = undefined;
     turn.timeline = undefined;
