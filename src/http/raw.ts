@@ -21,6 +21,9 @@ export function splitUrl(url: string | undefined): { path: string; search: strin
 }
 
 /** Opens the journal entry of a request. */
+/** The query of a path without one: one frozen object for every such entry, not one kept per request. */
+const NO_QUERY: Record<string, string | string[]> = Object.freeze({});
+
 export function openEntry(
   journal: Journal,
   req: IncomingMessage,
@@ -34,7 +37,7 @@ export function openEntry(
     session: typeof session === "string" && session !== "" ? session : null,
     method: req.method ?? "GET",
     path,
-    query: search === "" ? {} : ({ ...parseQuery(search) } as Record<string, string | string[]>),
+    query: search === "" ? NO_QUERY : ({ ...parseQuery(search) } as Record<string, string | string[]>),
     headers: req.headers as Record<string, string | string[]>,
   });
 }

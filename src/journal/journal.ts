@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import type { SelectionReason } from "../scenario/registry.js";
 import type { ResponseStatus } from "../spec/index.js";
 import { utf8Length, utf8Prefix } from "../util/utf8.js";
-import { MARK_BYTES, Timeline } from "./timeline.js";
+import { MARK_BYTES, Timeline, type TimelineOwner } from "./timeline.js";
 import type { AnswerSource, Trace } from "./trace.js";
 
 /** The default byte budget of the journal (64 MiB). */
@@ -163,13 +163,33 @@ function fieldsCost(fields: Record<string, string | string[]>): number {
   return n;
 }
 
-/** An entry and what it costs; `live` until it leaves the journal. */
-interface Slot {
-  readonly entry: JournalEntry;
+/**
+ * An entry and what it costs; `live` until it leaves the journal. It is
+ * also the entry's trace (its answer as the inspector shows it, once the
+ * shell keeps one: `traced`) and what its timeline charges its growth to:
+ * one object per request kept, not a slot, a trace and a closure.
+ */
+class Slot implements Trace, TimelineOwner {
   cost: number;
-  live: boolean;
-  /** Its answer as the inspector shows it, once the shell keeps one. */
-  trace?: Trace;
+  live = true;
+  /** Whether the shell keeps its answer (a timeline or a source): until then `answer()` has nothing. */
+  traced = false;
+  timeline: Timeline | null = null;
+  source: AnswerSource | null = null;
+  sourceCost = 0;
+
+  constructor(
+    readonly entry: JournalEntry,
+    cost: number,
+    private readonly journal: Journal,
+  ) {
+    this.cost = cost;
+  }
+
+  /** Charges the journal for `bytes` more (evicting older entries); false when the entry is no longer held. */
+  grow(bytes: number): boolean {
+    return this.journal.charge(this, bytes);
+  }
 }
 
 /** Calls each listener; a listener's failure (a log that cannot be written) must not break the answer. */
@@ -270,11 +290,11 @@ export class Journal {
     };
     this.inFlight++;
     if (this.limit === 0) return entry;
-    const slot: Slot = {
+    const slot = new Slot(
       entry,
-      cost: ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length,
-      live: true,
-    };
+      ENTRY_OVERHEAD_BYTES + fieldsCost(headers) + fieldsCost(init.query) + init.path.length,
+      this,
+    );
     this.slots.push(slot);
     this.total += slot.cost;
     this.evict();
@@ -378,7 +398,7 @@ export class Journal {
     if (!slot?.live) return undefined;
     const trace = this.traceOf(slot);
     if (trace.timeline) return trace.timeline;
-    const timeline = new Timeline(origin, this.timelineCap, (bytes) => this.charge(slot, bytes));
+    const timeline = new Timeline(origin, this.timelineCap, slot);
     trace.timeline = timeline;
     return timeline;
   }
@@ -402,7 +422,7 @@ export class Journal {
   /** What the journal kept of an entry's answer (undefined when it kept nothing). */
   answer(entry: JournalEntry): Trace | undefined {
     const slot = this.slotOf(entry);
-    return slot?.live ? slot.trace : undefined;
+    return slot?.live && slot.traced ? slot : undefined;
   }
 
   /**
@@ -417,15 +437,15 @@ export class Journal {
   }
 
   private traceOf(slot: Slot): Trace {
-    if (!slot.trace) {
-      slot.trace = { timeline: null, source: null, sourceCost: 0 };
+    if (!slot.traced) {
+      slot.traced = true;
       this.charge(slot, TRACE_OVERHEAD_BYTES);
     }
-    return slot.trace;
+    return slot;
   }
 
-  /** Charges bytes to a held entry (evicting older ones); false when the entry is no longer held. */
-  private charge(slot: Slot, bytes: number): boolean {
+  /** Charges bytes to a held entry (evicting older ones); false when the entry is no longer held. Its slot's timeline calls it (through the slot). @internal */
+  charge(slot: Slot, bytes: number): boolean {
     if (!slot.live) return false;
     slot.cost += bytes;
     this.total += bytes;
@@ -462,7 +482,7 @@ export class Journal {
   /** Lets a slot go: it is no longer held, and its timeline keeps nothing more. */
   private release(slot: Slot): void {
     slot.live = false;
-    slot.trace?.timeline?.close();
+    slot.timeline?.close();
   }
 
   /** The live slots, oldest first (a fresh array). */

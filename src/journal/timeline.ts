@@ -11,7 +11,7 @@
  *
  * A timeline is bounded: past `cap` marks it keeps counting but keeps no
  * more (a few end marks aside), says it was truncated and how many marks it
- * dropped. Its growth is charged to the journal's byte budget through `grow`.
+ * dropped. Its growth is charged to the journal's byte budget through its owner.
  */
 
 export type MarkKind = "event" | "heartbeat" | "done" | "end" | "drop" | "hang" | "abort";
@@ -53,6 +53,12 @@ export interface Mark {
   index?: number;
 }
 
+/** What a timeline charges its growth to (the journal's slot of its entry). */
+export interface TimelineOwner {
+  /** Charges `bytes` more; false when the entry is no longer held. */
+  grow(bytes: number): boolean;
+}
+
 export class Timeline {
   /** Ms since `origin` of each mark kept; allocated at the first mark (one never marked allocates nothing). */
   private times: number[] | null = null;
@@ -76,12 +82,12 @@ export class Timeline {
   /**
    * @param origin clock time (ms) the request arrived: marks are kept relative to it
    * @param cap most marks kept (bar END_MARKS end marks)
-   * @param grow charges `bytes` more to the journal; false when the entry is no longer held
+   * @param owner what its growth is charged to (the journal's slot of its entry)
    */
   constructor(
     readonly origin: number,
     readonly cap: number,
-    private readonly grow: (bytes: number) => boolean,
+    private readonly owner: TimelineOwner,
   ) {}
 
   /** Marks kept. */
@@ -119,7 +125,7 @@ export class Timeline {
       return;
     }
     const kept = Math.min(count, this.cap);
-    if (kept === 0 || !this.grow(MARK_BYTES)) {
+    if (kept === 0 || !this.owner.grow(MARK_BYTES)) {
       if (kept > 0) this.close();
       this.dropped += count;
       return;
@@ -185,7 +191,7 @@ export class Timeline {
 
   /** Charges the journal for `size` marks; false (and closed) when the entry is no longer held. */
   private resize(size: number): boolean {
-    if (!this.grow((size - this.capacity) * MARK_BYTES)) {
+    if (!this.owner.grow((size - this.capacity) * MARK_BYTES)) {
       this.close();
       return false;
     }

@@ -111,11 +111,28 @@ interface Kept {
 }
 
 /**
+ * What the map holds for a record: a record that knows its own cost once
+ * measured (a PlannedRecord: `keptBytes` does not change) is kept as itself;
+ * another (a proxied answer, measured by walking it, which can change) with
+ * the cost it was kept at. One object fewer per kept response.
+ */
+type Held = StoredResponse | Kept;
+const isKept = (held: Held): held is Kept => held instanceof KeptCost;
+class KeptCost implements Kept {
+  constructor(
+    readonly record: StoredResponse,
+    readonly cost: number,
+  ) {}
+}
+const recordOf = (held: Held): StoredResponse => (isKept(held) ? held.record : held);
+const costOf = (held: Held): number => (isKept(held) ? held.cost : held.keptBytes!);
+
+/**
  * Records bounded by count and by bytes, the oldest going first (the newest
  * always stays): the memory store, and a shared store's local view.
  */
 export class BoundedRecords {
-  private readonly kept = new Map<string, Kept>();
+  private readonly kept = new Map<string, Held>();
   private readonly oldest = new OldestKeys(this.kept);
   private total = 0;
 
@@ -134,7 +151,8 @@ export class BoundedRecords {
   }
 
   get(id: string): StoredResponse | undefined {
-    return this.kept.get(id)?.record;
+    const held = this.kept.get(id);
+    return held === undefined ? undefined : recordOf(held);
   }
 
   has(id: string): boolean {
@@ -147,11 +165,11 @@ export class BoundedRecords {
     this.delete(id);
     if (this.limit === 0) return;
     const cost = keepWithin(record, this.byteLimit);
-    this.kept.set(id, { record, cost });
+    this.kept.set(id, record.keptBytes === cost ? record : new KeptCost(record, cost));
     this.total += cost;
     while (this.kept.size > this.limit || (this.byteLimit > 0 && this.total > this.byteLimit && this.kept.size > 1)) {
       const old = this.oldest.next()!;
-      this.total -= this.kept.get(old)!.cost;
+      this.total -= costOf(this.kept.get(old)!);
       this.kept.delete(old);
     }
   }
@@ -159,7 +177,7 @@ export class BoundedRecords {
   delete(id: string): boolean {
     const had = this.kept.get(id);
     if (!had) return false;
-    this.total -= had.cost;
+    this.total -= costOf(had);
     return this.kept.delete(id);
   }
 

@@ -14,7 +14,7 @@ const open = (journal: Journal, session: string | null = null) =>
 
 describe("Timeline", () => {
   it("keeps marks in order, in ms since the origin", () => {
-    const t = new Timeline(1000, 100, () => true);
+    const t = new Timeline(1000, 100, { grow: () => true });
     t.mark("heartbeat", 1010.5);
     t.event(0, 1020.25);
     t.event(1, 1020.25);
@@ -32,11 +32,11 @@ describe("Timeline", () => {
 
   it("an answer sent in one write: its events as one run, the same marks as one by one, charged as one mark", () => {
     let charged = 0;
-    const bulk = new Timeline(1000, 100, (bytes) => ((charged += bytes), true));
+    const bulk = new Timeline(1000, 100, { grow: (bytes: number) => ((charged += bytes), true) });
     bulk.events(23, 1002.5);
     bulk.mark("done", 1002.5);
     bulk.mark("end", 1002.5);
-    const single = new Timeline(1000, 100, () => true);
+    const single = new Timeline(1000, 100, { grow: () => true });
     for (let i = 0; i < 23; i++) single.event(i, 1002.5);
     single.mark("done", 1002.5);
     single.mark("end", 1002.5);
@@ -45,7 +45,7 @@ describe("Timeline", () => {
     expect(charged).toBe(MARK_BYTES + 8 * MARK_BYTES);
 
     // Past the cap: the events after it are dropped and counted, the end is kept.
-    const capped = new Timeline(0, 10, () => true);
+    const capped = new Timeline(0, 10, { grow: () => true });
     capped.events(1000, 5);
     capped.mark("end", 6);
     expect(
@@ -58,14 +58,14 @@ describe("Timeline", () => {
     expect(capped.dropped).toBe(990);
 
     // A journal that no longer holds the entry: nothing is kept, everything counted as dropped.
-    const gone = new Timeline(0, 100, () => false);
+    const gone = new Timeline(0, 100, { grow: () => false });
     gone.events(5, 1);
     gone.mark("end", 1);
     expect(gone.marks()).toEqual([]);
     expect(gone.dropped).toBe(6);
 
     // After other marks, events go one by one.
-    const after = new Timeline(0, 100, () => true);
+    const after = new Timeline(0, 100, { grow: () => true });
     after.mark("heartbeat", 1);
     after.events(2, 3);
     expect(after.marks()).toEqual([
@@ -76,7 +76,7 @@ describe("Timeline", () => {
   });
 
   it("past its cap, counts what it drops and still keeps how the answer ended", () => {
-    const t = new Timeline(0, 10, () => true);
+    const t = new Timeline(0, 10, { grow: () => true });
     for (let i = 0; i < 1000; i++) t.event(i, i);
     t.mark("heartbeat", 1000);
     t.mark("done", 1001);
@@ -91,7 +91,7 @@ describe("Timeline", () => {
   it("charges each growth, and stops (keeping nothing) once the journal says no", () => {
     const charged: number[] = [];
     let room = 3;
-    const t = new Timeline(0, 1000, (bytes) => (charged.push(bytes), --room >= 0));
+    const t = new Timeline(0, 1000, { grow: (bytes: number) => (charged.push(bytes), --room >= 0) });
     for (let i = 0; i < 100; i++) t.event(i, i);
     expect(charged.slice(0, 3)).toEqual([8 * MARK_BYTES, 8 * MARK_BYTES, 16 * MARK_BYTES]);
     expect(t.length).toBe(0);
