@@ -72,7 +72,7 @@ async function run() {
     const cursor = scheduleCursor(answer.events, profile, createRng(`${planned.seed}|timing`), {});
     const sink = sseSink(response(), answer.events, DEFAULT_DIALECT, planned.plan, {});
     const traced = timeline
-      ? tracedSink(sink, new Timeline(0, 100_000, () => true), { now: () => clock.now(), done: true })
+      ? tracedSink(sink, new Timeline(0, 100_000, { grow: () => true }), { now: () => clock.now(), done: true })
       : sink;
     streams.push({ cursor, sink: traced, start: s * 4 });
   }
