@@ -19,7 +19,11 @@
  *
  * Only an answer whose conversation is its own input can be planned again
  * so: one that continues a `previous_response_id` read the chain's stored
- * records, which may be gone later, so it keeps its plan (`held`). Pure.
+ * records, which may be gone later, so it keeps its plan (`held`). So does
+ * the answer to a big request (a body over RECIPE_MAX_BODY_BYTES, or of a
+ * size not known): its recipe would keep the whole request, input and all,
+ * where the store keeps a big record without its input and the journal a big
+ * body truncated (a plan keeps only what it echoes). Pure.
  */
 import type { Dialect } from "../dialect/render.js";
 import type { Plan } from "../generate/plan.js";
@@ -27,6 +31,9 @@ import type { Scenario } from "../scenario/schema.js";
 import type { CreateResponseBody } from "../spec/index.js";
 import { conversationOf } from "../store/conversation.js";
 import { planWith } from "./answer.js";
+
+/** The largest request body (UTF-8 bytes) whose answer keeps a recipe rather than its plan: about what a short plan holds. */
+export const RECIPE_MAX_BODY_BYTES = 16 * 1024;
 
 /** The lookup of a request with no previous_response_id: it reads nothing. */
 const NOTHING = { get: () => undefined };
@@ -57,12 +64,15 @@ export class PlanRecipe {
 
   /**
    * The recipe of a plan made by `planWith(scenario, request, own items, seed,
-   * dialect, session, repeat, createdAt)`. One that continues a previous
-   * response holds its plan: its conversation came from the store.
+   * dialect, session, repeat, createdAt)`; `bodyBytes` is the request body's
+   * size (null: not known). One that continues a previous response holds its
+   * plan (its conversation came from the store), and so does one of a big
+   * request (see above).
    */
   static of(
     plan: Plan,
     request: CreateResponseBody,
+    bodyBytes: number | null,
     scenario: Scenario,
     seed: string,
     dialect: Dialect,
@@ -70,7 +80,8 @@ export class PlanRecipe {
     repeat: number,
     createdAt: number,
   ): PlanRecipe {
-    if (request.previous_response_id) return PlanRecipe.held(plan);
+    if (request.previous_response_id || bodyBytes === null || bodyBytes > RECIPE_MAX_BODY_BYTES)
+      return PlanRecipe.held(plan);
     return new PlanRecipe(plan.base.id, plan, request, scenario, seed, dialect, session, repeat, createdAt);
   }
 

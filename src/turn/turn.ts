@@ -273,7 +273,17 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
     const recipe =
       delivery === "background"
         ? PlanRecipe.held(plan)
-        : PlanRecipe.of(plan, request, answer.scenario, answer.seed, dialect, session, turn.repeat, turn.createdAt);
+        : PlanRecipe.of(
+            plan,
+            request,
+            entry?.bodyBytes ?? null,
+            answer.scenario,
+            answer.seed,
+            dialect,
+            session,
+            turn.repeat,
+            turn.createdAt,
+          );
     const stored = request.store !== false;
     if (stored || turn.keepRecord) {
       const record = new PlannedRecord(recipe, request.input, session);

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../../src/dialect/index.js";
 import { planRequest } from "../../src/emit/answer.js";
 import { emitStream } from "../../src/emit/emit-events.js";
-import { PlanRecipe } from "../../src/emit/recipe.js";
+import { PlanRecipe, RECIPE_MAX_BODY_BYTES } from "../../src/emit/recipe.js";
 import { loadRegistry } from "../../src/server.js";
 import type { CreateResponseBody } from "../../src/spec/index.js";
 import { PlannedRecord } from "../../src/store/planned-record.js";
@@ -52,7 +52,7 @@ function planned(scenario: string, dialect: string, request: CreateResponseBody,
   const d = DIALECTS.get(dialect)!;
   try {
     const answer = planRequest({ registry, request, seed: 7, scenario, createdAt: CREATED_AT, dialect: d, session, repeat });
-    const recipe = PlanRecipe.of(answer.plan, request, answer.scenario, answer.seed, d, session, repeat, CREATED_AT);
+    const recipe = PlanRecipe.of(answer.plan, request, 200, answer.scenario, answer.seed, d, session, repeat, CREATED_AT);
     return { plan: answer.plan, recipe };
   } catch {
     return undefined;
@@ -113,10 +113,25 @@ describe("PlanRecipe", () => {
     const request = { model: "mock-model-1", input: "And then?", previous_response_id: "resp_before" } as CreateResponseBody;
     const d = DIALECTS.get("open-responses")!;
     const answer = planRequest({ registry, request, seed: 7, createdAt: CREATED_AT, dialect: d, items: [] });
-    const recipe = PlanRecipe.of(answer.plan, request, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
+    const recipe = PlanRecipe.of(answer.plan, request, 200, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
     recipe.release();
     expect(recipe.holds).toBe(true);
     expect(recipe.plan).toBe(answer.plan);
+  });
+
+  it("holds the plan of a big request, or of one whose size is not known: a recipe would keep the whole request", () => {
+    const d = DIALECTS.get("open-responses")!;
+    const request = { model: "mock-model-1", input: "x".repeat(RECIPE_MAX_BODY_BYTES) } as CreateResponseBody;
+    const answer = planRequest({ registry, request, seed: 7, createdAt: CREATED_AT, dialect: d });
+    for (const bytes of [RECIPE_MAX_BODY_BYTES + 1, null]) {
+      const recipe = PlanRecipe.of(answer.plan, request, bytes, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
+      recipe.release();
+      expect(recipe.holds, String(bytes)).toBe(true);
+      expect(recipe.plan).toBe(answer.plan);
+    }
+    const small = PlanRecipe.of(answer.plan, request, RECIPE_MAX_BODY_BYTES, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
+    small.release();
+    expect(small.holds).toBe(false);
   });
 
   it("keeps a record's id, cost and response without the plan", () => {
