@@ -62,7 +62,9 @@ async function measure(kind, options) {
   return count;
 }
 
-console.log(`held per kept request (${SENT} requests sent, ${KEPT} kept by the journal and by the store), Node ${process.version}`);
+console.log(
+  `held per kept request (${SENT} requests sent, ${KEPT} kept by the journal and by the store), Node ${process.version}`,
+);
 console.log(`${"answer".padEnd(8)} ${"kB".padStart(6)} ${"objects".padStart(8)}`);
 for (const kind of KINDS) {
   const kept = await measure(kind, {});

@@ -69,7 +69,16 @@ export function planRequest(input: AnswerInput): PlannedAnswer {
   const items = input.items ?? inputItems(request.input);
   const { scenario, reason } =
     input.selected ?? selectScenario(input.registry, request, items, input.scenario || undefined, input.forced);
-  const plan = planWith(scenario, request, items, seed, dialect, input.session ?? null, input.repeat ?? 0, input.createdAt);
+  const plan = planWith(
+    scenario,
+    request,
+    items,
+    seed,
+    dialect,
+    input.session ?? null,
+    input.repeat ?? 0,
+    input.createdAt,
+  );
   return { scenario, reason, plan, seed };
 }
 

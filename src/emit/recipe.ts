@@ -29,14 +29,16 @@ import type { Dialect } from "../dialect/render.js";
 import type { Plan } from "../generate/plan.js";
 import type { Scenario } from "../scenario/schema.js";
 import type { CreateResponseBody } from "../spec/index.js";
-import { conversationOf } from "../store/conversation.js";
+import { expandCompactions } from "../generate/index.js";
+import { inputItems } from "../scenario/conversation.js";
 import { planWith } from "./answer.js";
 
 /** The largest request body (UTF-8 bytes) whose answer keeps a recipe rather than its plan: about what a short plan holds. */
 export const RECIPE_MAX_BODY_BYTES = 16 * 1024;
 
-/** The lookup of a request with no previous_response_id: it reads nothing. */
-const NOTHING = { get: () => undefined };
+/** The conversation of a request with no previous_response_id: its input, compactions expanded (what the store's `conversationOf` gives it). */
+const ownItems = (request: CreateResponseBody) =>
+  expandCompactions(request.input == null ? [] : inputItems(request.input));
 
 export class PlanRecipe {
   /** The plan, while it is held (the turn is in flight, or it cannot be planned again). */
@@ -102,7 +104,7 @@ export class PlanRecipe {
     return planWith(
       this.scenario!,
       request,
-      conversationOf(NOTHING, request),
+      ownItems(request),
       this.seed,
       this.dialect!,
       this.session,

@@ -84,10 +84,7 @@ export class PlannedRecord implements StoredResponse {
 
   /** The request's own input items, each with an id, built when first read. */
   get input(): ItemParam[] {
-    return (this.items ??= withItemIds(
-      this.requestInput == null ? [] : inputItems(this.requestInput),
-      this.recipe.id,
-    ));
+    return (this.items ??= withItemIds(this.requestInput == null ? [] : inputItems(this.requestInput), this.recipe.id));
   }
 
   set input(items: ItemParam[]) {

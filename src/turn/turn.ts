@@ -20,7 +20,15 @@
  */
 import type { Dialect } from "../dialect/index.js";
 import { PlanRecipe } from "../emit/recipe.js";
-import { finalOnly, planRequest, withEvents, withLazyEvents, withStreamEvents, type Answer, type LazyAnswer } from "../emit/index.js";
+import {
+  finalOnly,
+  planRequest,
+  withEvents,
+  withLazyEvents,
+  withStreamEvents,
+  type Answer,
+  type LazyAnswer,
+} from "../emit/index.js";
 import { createRng, requestSeed } from "../generate/index.js";
 import type { Journal, JournalEntry, JournalOutcome } from "../journal/journal.js";
 import type { Timeline } from "../journal/timeline.js";

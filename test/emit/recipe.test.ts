@@ -26,7 +26,11 @@ const CREATED_AT = 1_767_225_600;
 
 const REQUESTS: CreateResponseBody[] = [
   { model: "mock-model-1", input: "Hello there, how are you today?" },
-  { model: "mock-model-1", input: "What is the weather in Paris?", tools: LIBRARY_TOOLS_NOT_STRICT } as CreateResponseBody,
+  {
+    model: "mock-model-1",
+    input: "What is the weather in Paris?",
+    tools: LIBRARY_TOOLS_NOT_STRICT,
+  } as CreateResponseBody,
   {
     model: "mock-model-1",
     input: [{ type: "message", role: "user", content: "Think hard about Paris" }],
@@ -48,11 +52,36 @@ const REQUESTS: CreateResponseBody[] = [
 ];
 
 /** Plans a request as a turn does, and its recipe; undefined for an http_error turn (nothing to keep). */
-function planned(scenario: string, dialect: string, request: CreateResponseBody, session: string | null, repeat: number) {
+function planned(
+  scenario: string,
+  dialect: string,
+  request: CreateResponseBody,
+  session: string | null,
+  repeat: number,
+) {
   const d = DIALECTS.get(dialect)!;
   try {
-    const answer = planRequest({ registry, request, seed: 7, scenario, createdAt: CREATED_AT, dialect: d, session, repeat });
-    const recipe = PlanRecipe.of(answer.plan, request, 200, answer.scenario, answer.seed, d, session, repeat, CREATED_AT);
+    const answer = planRequest({
+      registry,
+      request,
+      seed: 7,
+      scenario,
+      createdAt: CREATED_AT,
+      dialect: d,
+      session,
+      repeat,
+    });
+    const recipe = PlanRecipe.of(
+      answer.plan,
+      request,
+      200,
+      answer.scenario,
+      answer.seed,
+      d,
+      session,
+      repeat,
+      CREATED_AT,
+    );
     return { plan: answer.plan, recipe };
   } catch {
     return undefined;
@@ -110,7 +139,11 @@ describe("PlanRecipe", () => {
   });
 
   it("holds the plan of a continuation: its conversation came from the store", () => {
-    const request = { model: "mock-model-1", input: "And then?", previous_response_id: "resp_before" } as CreateResponseBody;
+    const request = {
+      model: "mock-model-1",
+      input: "And then?",
+      previous_response_id: "resp_before",
+    } as CreateResponseBody;
     const d = DIALECTS.get("open-responses")!;
     const answer = planRequest({ registry, request, seed: 7, createdAt: CREATED_AT, dialect: d, items: [] });
     const recipe = PlanRecipe.of(answer.plan, request, 200, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
@@ -129,7 +162,17 @@ describe("PlanRecipe", () => {
       expect(recipe.holds, String(bytes)).toBe(true);
       expect(recipe.plan).toBe(answer.plan);
     }
-    const small = PlanRecipe.of(answer.plan, request, RECIPE_MAX_BODY_BYTES, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
+    const small = PlanRecipe.of(
+      answer.plan,
+      request,
+      RECIPE_MAX_BODY_BYTES,
+      answer.scenario,
+      answer.seed,
+      d,
+      null,
+      0,
+      CREATED_AT,
+    );
     small.release();
     expect(small.holds).toBe(false);
   });

@@ -40,7 +40,10 @@ describe("PackedChunks over its text", () => {
 
   it("packs a scripted step's long text over the text itself", () => {
     const text = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
-    const scenario = { name: "long", turns: [{ steps: [{ type: "message", text, chunk: { tokens: 1 } }] }] } as Scenario & { turns: NonNullable<Scenario["turns"]> };
+    const scenario = {
+      name: "long",
+      turns: [{ steps: [{ type: "message", text, chunk: { tokens: 1 } }] }],
+    } as Scenario & { turns: NonNullable<Scenario["turns"]> };
     const request = { model: "m", input: "hi" } as CreateResponseBody;
     const rng = createRng("1|x");
     const plan = planScripted(scenario, {

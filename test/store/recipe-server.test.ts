@@ -35,7 +35,10 @@ describe("a stored answer read back after its plan was let go", () => {
         };
         const sent = await rawPost(mock, body, headers);
         if (sent.status !== 200) return; // a scenario that refuses this request has nothing stored
-        const events = parseSseStrict(sent.text, { requireDone: dialect !== "openai" }).events as { type: string; response?: { id: string } }[];
+        const events = parseSseStrict(sent.text, { requireDone: dialect !== "openai" }).events as {
+          type: string;
+          response?: { id: string };
+        }[];
         const terminal = events.findLast((e) => e.response !== undefined)!.response!;
 
         // The terminal event's response as it was sent, byte for byte (its key order, the dialect's floats).
@@ -51,14 +54,20 @@ describe("a stored answer read back after its plan was let go", () => {
         expect(frames(await replay.text())).toEqual(frames(sent.text));
 
         const entry = mock.requests.findLast((e) => e.responseId === terminal.id)!;
-        const view = (await (await fetch(`${mock.url}/__mock/requests/${entry.seq}/answer`)).json()) as { response: unknown };
+        const view = (await (await fetch(`${mock.url}/__mock/requests/${entry.seq}/answer`)).json()) as {
+          response: unknown;
+        };
         expect(JSON.stringify(view)).toContain(terminal.id);
         expect(view.response).toEqual(JSON.parse(JSON.stringify(terminal)));
       });
 
   it("a continuation reads the output of a response planned again", async () => {
     const mock = server();
-    const first = await rawPost(mock, { model: "mock-model-1", input: "What is the weather in Paris?", tools: LIBRARY_TOOLS_NOT_STRICT });
+    const first = await rawPost(mock, {
+      model: "mock-model-1",
+      input: "What is the weather in Paris?",
+      tools: LIBRARY_TOOLS_NOT_STRICT,
+    });
     const response = JSON.parse(first.text) as { id: string; output: { type: string; call_id?: string }[] };
     const call = response.output.find((o) => o.type === "function_call");
     expect(call, "auto calls the weather tool").toBeDefined();
@@ -69,7 +78,9 @@ describe("a stored answer read back after its plan was let go", () => {
       tools: LIBRARY_TOOLS_NOT_STRICT,
     });
     expect(next.status).toBe(200);
-    const items = (await (await fetch(`${mock.baseURL}/responses/${response.id}/input_items`)).json()) as { data: unknown[] };
+    const items = (await (await fetch(`${mock.baseURL}/responses/${response.id}/input_items`)).json()) as {
+      data: unknown[];
+    };
     expect(items.data.length).toBeGreaterThan(0);
     // The continuation answers the tool's output with text, as it does when the call is its own conversation.
     expect((JSON.parse(next.text) as { output: { type: string }[] }).output.at(-1)!.type).toBe("message");
