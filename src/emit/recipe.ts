@@ -12,8 +12,8 @@
  * generation's GC, promoted and marked; measured, keeping the plans was the
  * largest part of what a request that never repeats pays for the journal
  * and the store (docs/performance.md, "Keeping how to plan, not the plan").
- * A recipe is one object; the request it keeps is the one the journal keeps
- * as the entry's body. Stored responses are read rarely (`GET`,
+ * A recipe is one object; the request it keeps is the validated copy of the
+ * entry's body, whose strings are the body's own. Stored responses are read rarely (`GET`,
  * `previous_response_id`, `input_items`, the inspector) and each read plans
  * once more, about what the first plan cost.
  *
@@ -85,11 +85,6 @@ export class PlanRecipe {
     if (request.previous_response_id || bodyBytes === null || bodyBytes > RECIPE_MAX_BODY_BYTES)
       return PlanRecipe.held(plan);
     return new PlanRecipe(plan.base.id, plan, request, scenario, seed, dialect, session, repeat, createdAt);
-  }
-
-  /** Whether its plan can be planned again once let go (false: it is held for good). */
-  get replannable(): boolean {
-    return this.scenario !== undefined;
   }
 
   /** Whether the plan is held now (not planned again when read). */

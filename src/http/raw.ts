@@ -20,10 +20,10 @@ export function splitUrl(url: string | undefined): { path: string; search: strin
   return q < 0 ? { path: raw, search: "" } : { path: raw.slice(0, q), search: raw.slice(q + 1) };
 }
 
-/** Opens the journal entry of a request. */
 /** The query of a path without one: one frozen object for every such entry, not one kept per request. */
 const NO_QUERY: Record<string, string | string[]> = Object.freeze({});
 
+/** Opens the journal entry of a request. */
 export function openEntry(
   journal: Journal,
   req: IncomingMessage,

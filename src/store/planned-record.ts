@@ -25,7 +25,7 @@ import type { StoredResponse } from "./response-store.js";
 export class PlannedRecord implements StoredResponse {
   private built: ResponseResource | undefined;
   private items: ItemParam[] | undefined;
-  private cost: number | undefined;
+  private cost: number;
   /** The events a cancelled background run delivered (set by the run; replayed instead of the plan's). */
   events: StreamEvent[] | undefined = undefined;
   /** Set when the record was too big to keep its input: `input` is then a stand-in (see omitInput). */
@@ -41,6 +41,8 @@ export class PlannedRecord implements StoredResponse {
     readonly session: string | null,
   ) {
     this.recipe = plan instanceof PlanRecipe ? plan : PlanRecipe.held(plan);
+    // Measured now, while the plan is held: once the turn lets go of it, measuring would plan it again.
+    this.cost = plannedCost(this.recipe.plan, requestInput);
   }
 
   /** The plan it was answered from (planned again from its recipe once the turn has let go of it). */
@@ -48,9 +50,9 @@ export class PlannedRecord implements StoredResponse {
     return this.recipe.plan;
   }
 
-  /** What keeping it costs, estimated (its plan, its input as it came, the overhead), once measured (the store measures it as it keeps it, while the turn holds the plan). */
+  /** What keeping it costs, estimated (its plan, its input as it came, the overhead), measured when it was made. */
   get keptBytes(): number {
-    return (this.cost ??= plannedCost(this.plan, this.requestInput));
+    return this.cost;
   }
 
   /**
