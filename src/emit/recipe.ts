@@ -23,7 +23,8 @@
  * the answer to a big request (a body over RECIPE_MAX_BODY_BYTES, or of a
  * size not known): its recipe would keep the whole request, input and all,
  * where the store keeps a big record without its input and the journal a big
- * body truncated (a plan keeps only what it echoes). Pure.
+ * body truncated (a plan keeps only what it echoes). So does a background
+ * run's: the run replaces its record's response as it goes. Pure.
  */
 import type { Dialect } from "../dialect/render.js";
 import type { Plan } from "../generate/plan.js";
@@ -68,8 +69,8 @@ export class PlanRecipe {
    * The recipe of a plan made by `planWith(scenario, request, own items, seed,
    * dialect, session, repeat, createdAt)`; `bodyBytes` is the request body's
    * size (null: not known). One that continues a previous response holds its
-   * plan (its conversation came from the store), and so does one of a big
-   * request (see above).
+   * plan (its conversation came from the store), and so do a background
+   * run's and one of a big request (see above).
    */
   static of(
     plan: Plan,
@@ -82,7 +83,7 @@ export class PlanRecipe {
     repeat: number,
     createdAt: number,
   ): PlanRecipe {
-    if (request.previous_response_id || bodyBytes === null || bodyBytes > RECIPE_MAX_BODY_BYTES)
+    if (request.previous_response_id || request.background || bodyBytes === null || bodyBytes > RECIPE_MAX_BODY_BYTES)
       return PlanRecipe.held(plan);
     return new PlanRecipe(plan.base.id, plan, request, scenario, seed, dialect, session, repeat, createdAt);
   }

@@ -104,26 +104,20 @@ export interface ResponseStore {
   remove?(id: string): Promise<boolean>;
 }
 
-/** A record kept in memory, with what it costs. */
-interface Kept {
-  readonly record: StoredResponse;
-  readonly cost: number;
-}
-
 /**
  * What the map holds for a record: a record that knows its own cost once
  * measured (a PlannedRecord: `keptBytes` does not change) is kept as itself;
  * another (a proxied answer, measured by walking it, which can change) with
  * the cost it was kept at. One object fewer per kept response.
  */
-type Held = StoredResponse | Kept;
-const isKept = (held: Held): held is Kept => held instanceof KeptCost;
-class KeptCost implements Kept {
+class Kept {
   constructor(
     readonly record: StoredResponse,
     readonly cost: number,
   ) {}
 }
+type Held = StoredResponse | Kept;
+const isKept = (held: Held): held is Kept => held instanceof Kept;
 const recordOf = (held: Held): StoredResponse => (isKept(held) ? held.record : held);
 const costOf = (held: Held): number => (isKept(held) ? held.cost : held.keptBytes!);
 
@@ -165,7 +159,7 @@ export class BoundedRecords {
     this.delete(id);
     if (this.limit === 0) return;
     const cost = keepWithin(record, this.byteLimit);
-    this.kept.set(id, record.keptBytes === cost ? record : new KeptCost(record, cost));
+    this.kept.set(id, record.keptBytes === cost ? record : new Kept(record, cost));
     this.total += cost;
     while (this.kept.size > this.limit || (this.byteLimit > 0 && this.total > this.byteLimit && this.kept.size > 1)) {
       const old = this.oldest.next()!;

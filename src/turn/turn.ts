@@ -277,21 +277,18 @@ export async function prepareTurn(deps: TurnDeps, input: TurnInput): Promise<Pre
     if (entry) entry.responseId = plan.base.id;
     if (deps.steps) for (const step of deps.steps) if (step.planned) await step.planned(turn);
 
-    // What the store and the journal keep: the plan while this turn holds it, its recipe after (a background run's stays held).
-    const recipe =
-      delivery === "background"
-        ? PlanRecipe.held(plan)
-        : PlanRecipe.of(
-            plan,
-            request,
-            entry?.bodyBytes ?? null,
-            answer.scenario,
-            answer.seed,
-            dialect,
-            session,
-            turn.repeat,
-            turn.createdAt,
-          );
+    // What the store and the journal keep: the plan while this turn holds it, its recipe after (PlanRecipe.of says which plans stay held).
+    const recipe = PlanRecipe.of(
+      plan,
+      request,
+      entry?.bodyBytes ?? null,
+      answer.scenario,
+      answer.seed,
+      dialect,
+      session,
+      turn.repeat,
+      turn.createdAt,
+    );
     const stored = request.store !== false;
     if (stored || turn.keepRecord) {
       const record = new PlannedRecord(recipe, request.input, session);

@@ -152,6 +152,16 @@ describe("PlanRecipe", () => {
     expect(recipe.plan).toBe(answer.plan);
   });
 
+  it("holds the plan of a background run: the run replaces its response", () => {
+    const d = DIALECTS.get("open-responses")!;
+    const request = { model: "mock-model-1", input: "Later, please", background: true } as CreateResponseBody;
+    const answer = planRequest({ registry, request, seed: 7, createdAt: CREATED_AT, dialect: d });
+    const recipe = PlanRecipe.of(answer.plan, request, 200, answer.scenario, answer.seed, d, null, 0, CREATED_AT);
+    recipe.release();
+    expect(recipe.holds).toBe(true);
+    expect(recipe.plan).toBe(answer.plan);
+  });
+
   it("holds the plan of a big request, or of one whose size is not known: a recipe would keep the whole request", () => {
     const d = DIALECTS.get("open-responses")!;
     const request = { model: "mock-model-1", input: "x".repeat(RECIPE_MAX_BODY_BYTES) } as CreateResponseBody;
