@@ -62,7 +62,7 @@ function parentExists(doc: unknown, path: (string | number)[]): boolean {
   return true;
 }
 
-const stats = { valid: 0, invalid: 0, played: 0, httpErrors: 0, overHttp: 0 };
+const stats = { valid: 0, invalid: 0, played: 0, httpErrors: 0, refused: 0, overHttp: 0 };
 
 /** Parses a text; checks the ScenarioError contract when it is refused. */
 function parseChecked(text: string): Scenario | undefined {
@@ -156,14 +156,27 @@ function play(scenario: Scenario, shape: number, seed: number) {
     vendorExtensions: true,
     createdAt: 1_767_225_600,
   };
-  const httpTurn = scenario.turns ? turnFor(scenario.turns, ctx).turn.end?.type === "http_error" : false;
+  const turn = scenario.turns ? turnFor(scenario.turns, ctx).turn : undefined;
+  const httpTurn = turn?.end?.type === "http_error";
+  // A nameless function_call step calls the request's first function tool; a request with none is refused (400).
+  const noTool =
+    !(request.tools ?? []).some((t) => t.type === "function") &&
+    (turn?.steps ?? []).some((step) => step.type === "function_call" && step.name === undefined);
   try {
     const events = emitEvents(planScenario(scenario, ctx));
     expect(httpTurn, "an http_error turn must not stream").toBe(false);
+    expect(noTool, "a nameless function_call with no function tool offered must be refused").toBe(false);
     expectConformantStream(events as never);
     stats.played++;
   } catch (err) {
-    if (!(err instanceof ApiError) || !httpTurn) throw err;
+    if (!(err instanceof ApiError)) throw err;
+    if (noTool && err.code === "no_function_tool") {
+      expect(err.status).toBe(400);
+      expect(err.param).toBe("tools");
+      stats.refused++;
+      return;
+    }
+    if (!httpTurn) throw err;
     stats.httpErrors++;
     expect(err.status).toBeGreaterThanOrEqual(400);
     expect(err.toBody().error.message.length).toBeGreaterThan(0);
@@ -402,7 +415,7 @@ afterAll(async () => {
   await mock?.close();
   internal?.restore();
   console.log(
-    `fuzz-scenarios: ${stats.valid} valid and ${stats.invalid} refused documents; ${stats.played} conformant plays, ${stats.httpErrors} http_error answers; ${stats.overHttp} requests over HTTP`,
+    `fuzz-scenarios: ${stats.valid} valid and ${stats.invalid} refused documents; ${stats.played} conformant plays, ${stats.httpErrors} http_error answers, ${stats.refused} no_function_tool refusals; ${stats.overHttp} requests over HTTP`,
   );
 });
 
