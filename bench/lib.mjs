@@ -8,8 +8,10 @@ export const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url)
 
 /** Starts `openresponses-mock serve --port 0 ...args` and resolves with its base URL and a stop(). */
 export function startServerProcess(args = []) {
+  // BENCH_CPU_PROF=DIR: our server writes a CPU profile there when it stops (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // --log off: the benchmarks measure answering, not printing a line per request.
-  return startProcess([BIN, "serve", "--port", "0", "--log", "off", ...args]);
+  return startProcess([...prof, BIN, "serve", "--port", "0", "--log", "off", ...args]);
 }
 
 /** Starts `node ...argv`, waits for its "listening on URL" line, resolves with { baseURL, pid, stop }. */

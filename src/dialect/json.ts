@@ -145,7 +145,8 @@ const finite = (v: unknown): v is number => typeof v === "number" && Number.isFi
 /**
  * The constant parts of a run of delta events: the text before the sequence
  * number, and between it and the delta. Consecutive deltas of one item share
- * them, so a delta's JSON is five pieces joined.
+ * them, so a delta's JSON is a few pieces joined. A framed head starts with
+ * the SSE message's `event: TYPE\ndata: ` and ends it with its blank line.
  */
 interface DeltaHead {
   type: string;
@@ -153,15 +154,53 @@ interface DeltaHead {
   output: number;
   index: "content_index" | "summary_index" | null;
   at: number;
-  /** `{"type":TYPE,"sequence_number":` */
+  framed: boolean;
+  /** `[event: TYPE\ndata: ]{"type":TYPE,"sequence_number":` */
   head: string;
   /** `,"item_id":ITEM,"output_index":N[,"content_index":N],"delta":` */
   mid: string;
+  /** `mid` and the opening quote of a delta that needs no escape. */
+  midQuote: string;
+  /** `}`, framed `}\n\n`. */
+  tail: string;
+  /** A closing quote, then `tail`. */
+  quoteTail: string;
 }
 
-/** The heads of the last delta runs seen (a few streams interleave in one tick; each run hits its own). */
+/**
+ * Where one stream keeps the head of its current run of deltas. Hundreds of
+ * paced streams interleave in a tick, so a table shared by every stream
+ * would miss for nearly every delta and build its head again (docs/performance.md, issue 30).
+ */
+export interface DeltaCache {
+  last: DeltaHead | undefined;
+}
+
+/** A stream's own DeltaCache. */
+export const deltaCache = (): DeltaCache => ({ last: undefined });
+
+/** The heads of the last delta runs seen by writers without a cache of their own (a few streams interleave in one tick). */
 const HEADS: (DeltaHead | undefined)[] = new Array(8).fill(undefined);
 let headsNext = 0;
+
+const sameHead = (
+  h: DeltaHead | undefined,
+  type: string,
+  item: string,
+  output: number,
+  index: "content_index" | "summary_index" | null,
+  at: number,
+  framed: boolean,
+): h is DeltaHead =>
+  h !== undefined &&
+  h.item === item &&
+  h.type === type &&
+  h.output === output &&
+  h.index === index &&
+  h.at === at &&
+  h.framed === framed;
+
+const LINE_BREAK = /[\r\n]/;
 
 function deltaHead(
   type: string,
@@ -169,29 +208,36 @@ function deltaHead(
   output: number,
   index: "content_index" | "summary_index" | null,
   at: number,
+  framed: boolean,
+  cache: DeltaCache | undefined,
 ): DeltaHead {
-  for (let i = 0; i < HEADS.length; i++) {
-    const h = HEADS[i];
-    if (
-      h !== undefined &&
-      h.item === item &&
-      h.type === type &&
-      h.output === output &&
-      h.index === index &&
-      h.at === at
-    )
-      return h;
+  if (cache !== undefined) {
+    if (sameHead(cache.last, type, item, output, index, at, framed)) return cache.last;
+  } else {
+    for (let i = 0; i < HEADS.length; i++) {
+      const h = HEADS[i];
+      if (sameHead(h, type, item, output, index, at, framed)) return h;
+    }
   }
+  if (framed && LINE_BREAK.test(type))
+    throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+  const mid = `,"item_id":${quote(item)},"output_index":${output}${index === null ? "" : `,"${index}":${at}`},"delta":`;
+  const tail = framed ? "}\n\n" : "}";
   const h: DeltaHead = {
     type,
     item,
     output,
     index,
     at,
-    head: `{"type":${quote(type)},"sequence_number":`,
-    mid: `,"item_id":${quote(item)},"output_index":${output}${index === null ? "" : `,"${index}":${at}`},"delta":`,
+    framed,
+    head: `${framed ? `event: ${type}\ndata: ` : ""}{"type":${quote(type)},"sequence_number":`,
+    mid,
+    midQuote: `${mid}"`,
+    tail,
+    quoteTail: `"${tail}`,
   };
-  HEADS[headsNext++ % HEADS.length] = h;
+  if (cache !== undefined) cache.last = h;
+  else HEADS[headsNext++ % HEADS.length] = h;
   return h;
 }
 
@@ -200,9 +246,10 @@ function deltaHead(
  * template: `type, sequence_number, item_id, output_index[, content_index |
  * summary_index], delta[, logprobs][, obfuscation]`. Null for any other keys,
  * order or values (the general writer takes those). The constant parts of a
- * run of deltas are built once (DeltaHead).
+ * run of deltas are built once (DeltaHead); `framed`, the text is the whole
+ * SSE message (`event: TYPE\ndata: JSON\n\n`).
  */
-function deltaJson(own: Record<string, unknown>): string | null {
+export function deltaJson(own: Record<string, unknown>, cache?: DeltaCache, framed = false): string | null {
   let step = 0;
   let index: "content_index" | "summary_index" | null = null;
   let logprobs = false;
@@ -240,19 +287,30 @@ function deltaJson(own: Record<string, unknown>): string | null {
     if (!finite(value)) return null;
     at = value;
   }
-  const h = deltaHead(type, item, output, index, at);
-  let out = h.head + seq + h.mid + quote(delta);
+  const list = own.logprobs;
+  if (logprobs && (!Array.isArray(list) || (list.length > 0 && isAwkward(list)))) return null;
+  const text = own.obfuscation;
+  if (obfuscation && typeof text !== "string") return null;
+  const h = deltaHead(type, item, output, index, at, framed, cache);
+  // A string that needs no escape is written between quotes; the closing one goes out with what follows it.
+  let open = !NEEDS_ESCAPE.test(delta);
+  let out = open ? h.head + seq + h.midQuote + delta : h.head + seq + h.mid + JSON.stringify(delta);
   if (logprobs) {
-    const list = own.logprobs;
-    if (!Array.isArray(list) || (list.length > 0 && isAwkward(list))) return null;
-    out += list.length === 0 ? ',"logprobs":[]' : `,"logprobs":${JSON.stringify(list)}`;
+    const lp = (list as unknown[]).length === 0 ? ',"logprobs":[]' : `,"logprobs":${JSON.stringify(list)}`;
+    out += open ? `"${lp}` : lp;
+    open = false;
   }
   if (obfuscation) {
-    const text = own.obfuscation;
-    if (typeof text !== "string") return null;
-    out += `,"obfuscation":${quote(text)}`;
+    const t = text as string;
+    if (NEEDS_ESCAPE.test(t)) {
+      out += (open ? '","obfuscation":' : ',"obfuscation":') + JSON.stringify(t);
+      open = false;
+    } else {
+      out += (open ? '","obfuscation":"' : ',"obfuscation":"') + t;
+      open = true;
+    }
   }
-  return `${out}}`;
+  return out + (open ? h.quoteTail : h.tail);
 }
 
 /**

@@ -9,7 +9,8 @@ import { hashString } from "../generate/hash.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError, ErrorBody, OutputItem, ResponseResource, StreamEvent } from "../spec/index.js";
 import type { DialectDescription } from "./dialect.js";
-import { eventJson, responseJson } from "./json.js";
+import { deltaJson, eventJson, responseJson, type DeltaCache } from "./json.js";
+export { deltaCache, type DeltaCache } from "./json.js";
 
 /** A dialect ready to render: its description, and whether it is the spec (nothing to change). */
 export interface Dialect extends DialectDescription {
@@ -224,10 +225,17 @@ const LINE_BREAK = /[\r\n]/;
 /**
  * One SSE message for an event, in the dialect. The event name may not hold
  * a line break. The JSON is JSON.stringify's, built by json.ts (which reuses
- * what the answer's earlier snapshots serialised of its base response).
+ * what the answer's earlier snapshots serialised of its base response). A
+ * stream passes its own `deltas`: its deltas are then written from the
+ * template of their run, message and all.
  */
-export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefined): string {
-  const rendered = renderEvent(d, event, plan) as { type: string };
+export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefined, deltas?: DeltaCache): string {
+  const rendered = renderEvent(d, event, plan) as { type: string; delta?: unknown };
+  // A delta's whole message from its run's template (a delta's text never holds a response, so no floats).
+  if (deltas !== undefined && typeof rendered.delta === "string") {
+    const frame = deltaJson(rendered, deltas, true);
+    if (frame !== null) return frame;
+  }
   const type = rendered.type;
   if (LINE_BREAK.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
   return `event: ${type}\ndata: ${withFloats(d, eventJson(rendered, plan?.base))}\n\n`;

@@ -7,7 +7,7 @@
  * away. The sink counts the events it sent, for the journal.
  */
 import type { ServerResponse } from "node:http";
-import { DEFAULT_DIALECT, doneFrame, eventFrame, type Dialect } from "../dialect/index.js";
+import { DEFAULT_DIALECT, deltaCache, doneFrame, eventFrame, type Dialect } from "../dialect/index.js";
 import type { Plan } from "../generate/plan.js";
 import type { StreamEvent } from "../spec/index.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
@@ -110,6 +110,8 @@ class SseSink implements PaceSink {
   private count = 0;
   /** Set while the socket buffer is full: the next frame waits for it to drain. */
   protected blocked: Promise<boolean> | undefined;
+  /** The template of this stream's current run of deltas. */
+  private readonly deltas = deltaCache();
 
   constructor(
     protected readonly res: ServerResponse,
@@ -161,7 +163,7 @@ class SseSink implements PaceSink {
   event(i: number): boolean | Promise<boolean> {
     if (this.gone()) return false;
     this.count++;
-    return this.add(eventFrame(this.dialect, this.events.at(i)!, this.plan));
+    return this.add(eventFrame(this.dialect, this.events.at(i)!, this.plan, this.deltas));
   }
 
   heartbeat(): boolean | Promise<boolean> {
@@ -178,7 +180,8 @@ class SseSink implements PaceSink {
     this.head();
     const frames = new Array<string>(count + 2);
     frames[0] = this.pending;
-    for (let i = 0; i < count; i++) frames[i + 1] = eventFrame(this.dialect, this.events.at(i)!, this.plan);
+    for (let i = 0; i < count; i++)
+      frames[i + 1] = eventFrame(this.dialect, this.events.at(i)!, this.plan, this.deltas);
     frames[count + 1] = doneFrame(this.dialect);
     this.pending = "";
     this.count += count;

@@ -6,7 +6,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DIALECTS, eventFrame, renderEvent, renderResponse, responseBody, toJson } from "../../src/dialect/index.js";
+import {
+  DIALECTS,
+  deltaCache,
+  eventFrame,
+  renderEvent,
+  renderResponse,
+  responseBody,
+  toJson,
+} from "../../src/dialect/index.js";
 import { eventJson, quote, responseJson } from "../../src/dialect/json.js";
 import { answerRequest } from "../../src/emit/index.js";
 import { LIBRARY_DIR, loadScenarios } from "../../src/scenario/load.js";
@@ -15,6 +23,8 @@ import { CreateResponseBody } from "../../src/spec/index.js";
 import { anyText } from "../robust/arbitraries.js";
 
 const RUNS = Number(process.env.ORM_FUZZ_RUNS ?? 1000);
+/** One stream's delta templates, shared by every generated delta. */
+const deltas = deltaCache();
 const json = fc.jsonValue({ maxDepth: 3 });
 /** Values JSON.stringify treats specially, in places JSON.stringify reaches them. */
 const awkward = fc.constantFrom<unknown>(
@@ -166,6 +176,22 @@ describe("json.ts writes JSON.stringify's bytes", () => {
         } else if (d.miss?.kind === "extra") event[`x_${d.miss.key}`] = d.miss.value;
         else if (d.miss?.kind === "value") event[d.miss.key] = d.miss.value;
         expect(eventJson(event)).toBe(JSON.stringify(event));
+        // A stream's own cache, framed: the whole SSE message, the first time (a miss) and the second (a hit).
+        // The cache is shared by every generated event, so it also holds the head of another run when asked.
+        for (const dialect of DIALECTS.values()) {
+          const rendered = renderEvent(dialect, event as never, undefined) as Record<string, unknown>;
+          const type = String(rendered.type);
+          const expected = /[\r\n]/.test(type) ? "throws" : `event: ${type}\ndata: ${toJson(dialect, rendered)}\n\n`;
+          const frame = () => {
+            try {
+              return eventFrame(dialect, event as never, undefined, deltas);
+            } catch {
+              return "throws";
+            }
+          };
+          expect(frame()).toBe(expected);
+          expect(frame()).toBe(expected);
+        }
       }),
       { numRuns: RUNS },
     );
