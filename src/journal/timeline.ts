@@ -1,9 +1,10 @@
 /**
  * A request's answer on a timeline: each mark (an event sent, a heartbeat,
  * `[DONE]`, the end, a drop, a hang, the client going away) with its time in
- * ms since the request arrived. Marks cost two numbers each, kept in two
- * plain arrays of numbers — never an object per event — because they are
- * taken on the hot path of every stream. Not typed arrays: past 64 bytes a
+ * ms since the request arrived. Marks cost two numbers each, kept side by
+ * side in one plain array of numbers — never an object per event — because
+ * they are taken on the hot path of every stream, and one array, sized for
+ * its first mark, is what a kept request holds. Not typed arrays: past 64 bytes a
  * typed array's memory is outside V8's heap, and allocating it (once per
  * doubling) cost a short stream ~10 µs, plus the GC's tracking of it. The
  * events themselves are not kept: a mock answer is deterministic from its
@@ -60,10 +61,13 @@ export interface TimelineOwner {
 }
 
 export class Timeline {
-  /** Ms since `origin` of each mark kept; allocated at the first mark (one never marked allocates nothing). */
-  private times: number[] | null = null;
-  /** The code of each mark kept: an event's index, or a CODES value. */
-  private codes: number[] | null = null;
+  /**
+   * Each mark kept as two numbers, its time (ms since `origin`) and its code
+   * (an event's index, or a CODES value); allocated at the first mark, with
+   * room for it alone (a JSON answer's one `end`), so one never marked
+   * allocates nothing.
+   */
+  private data: number[] | null = null;
   /** Marks charged to the journal so far (grown by doubling, as the marks come). */
   private capacity = 0;
   private count = 0;
@@ -105,8 +109,7 @@ export class Timeline {
     const i = this.count;
     // The hot path: room charged, under the cap (a closed timeline has none).
     if (i < this.capacity && i + this.run < this.cap) {
-      this.times!.push(now - this.origin);
-      this.codes!.push(index);
+      this.add(now - this.origin, index);
       this.count = i + 1;
       return;
     }
@@ -143,8 +146,7 @@ export class Timeline {
   /** Stops keeping marks (the journal let the entry go); what was kept is let go too. */
   close(): void {
     this.closed = true;
-    this.times = null;
-    this.codes = null;
+    this.data = null;
     this.capacity = 0;
     this.dropped += this.count + this.run;
     this.count = 0;
@@ -159,8 +161,8 @@ export class Timeline {
       for (let i = 0; i < this.run; i++) out.push({ t, kind: "event", index: i });
     }
     for (let i = 0; i < this.count; i++) {
-      const code = this.codes![i];
-      const t = Math.round(this.times![i] * 1000) / 1000;
+      const code = this.data![2 * i + 1];
+      const t = Math.round(this.data![2 * i] * 1000) / 1000;
       out.push(code >= 0 ? { t, kind: "event", index: code } : { t, kind: KINDS[code] });
     }
     return out;
@@ -177,9 +179,21 @@ export class Timeline {
       return;
     }
     if (end && this.run + this.count >= this.cap) this.ends++;
-    this.times!.push(now - this.origin);
-    this.codes!.push(code);
+    this.add(now - this.origin, code);
     this.count++;
+  }
+
+  /**
+   * Keeps one mark's two numbers (room has been charged for it). The first
+   * two marks get an array of their own size (what a JSON answer or a stream
+   * sent in one write keeps: `end`, or `done` and `end`); from the third on,
+   * the array grows as arrays do.
+   */
+  private add(time: number, code: number): void {
+    const { data } = this;
+    if (data === null) this.data = [time, code];
+    else if (data.length === 2) this.data = [data[0], data[1], time, code];
+    else data.push(time, code);
   }
 
   /** Doubles the capacity (up to `limit`); false when it cannot grow. */
@@ -195,8 +209,6 @@ export class Timeline {
       this.close();
       return false;
     }
-    this.times ??= [];
-    this.codes ??= [];
     this.capacity = size;
     return true;
   }
