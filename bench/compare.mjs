@@ -4,7 +4,9 @@
 // round's req/s and server CPU per request (user + system, from /proc), then the medians and
 // new ÷ old. The ref is checked out in a temporary git worktree that borrows this checkout's
 // node_modules, built there, and removed at the end.
-// Env: BENCH_SECONDS (default 4), ROUNDS (default 5), KINDS (default "json,short").
+// KINDS may also hold `pacer`: our own CPU per paced event with no I/O (bench/pacer.mjs, each
+// build's own copy, PACER_STREAMS streams, default 500), old and new in turn, one run a round.
+// Env: BENCH_SECONDS (default 4), ROUNDS (default 5), KINDS (default "json,short"), PACER_STREAMS.
 import autocannon from "autocannon";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -89,8 +91,31 @@ async function round(srv, kind) {
   return { rps: r.requests.average, cpu: ((cpu(srv.pid) - before) * 1000) / r.requests.total };
 }
 
+/** One round of bench/pacer.mjs from a checkout: µs of CPU (user + system) per paced event. */
+function pacerRound(checkout) {
+  const script = join(checkout, "bench/pacer.mjs");
+  if (!existsSync(script))
+    throw new Error(`${checkout} has no bench/pacer.mjs: the pacer kind needs it in both builds`);
+  const out = execFileSync(process.execPath, [script, process.env.PACER_STREAMS ?? "500"], { encoding: "utf8" });
+  const m = /([\d.]+) µs user \+ ([\d.]+) µs system/.exec(out);
+  if (!m) throw new Error(`bench/pacer.mjs printed no figures: ${out}`);
+  return { rps: NaN, cpu: Number(m[1]) + Number(m[2]) };
+}
+const checkouts = { old: worktree, new: root };
+
 const results = {};
 for (const kind of kinds) {
+  if (kind === "pacer") {
+    results.pacer = { old: [], new: [] };
+    for (let i = 0; i < rounds; i++) {
+      for (const name of i % 2 === 0 ? ["old", "new"] : ["new", "old"]) {
+        const r = pacerRound(checkouts[name]);
+        results.pacer[name].push(r);
+        console.log(`pacer round ${i + 1} ${name}: ${r.cpu.toFixed(2).padStart(6)} µs CPU per paced event`);
+      }
+    }
+    continue;
+  }
   // A warm-up round each, not counted.
   for (const [, srv] of servers) await round(srv, kind);
   results[kind] = { old: [], new: [] };
@@ -107,14 +132,18 @@ for (const kind of kinds) {
   }
 }
 console.log(`\nmedians of ${rounds} rounds (${seconds} s each, 20 connections, every request different):`);
-console.log("kind   old req/s  new req/s  new÷old   old µs/req  new µs/req  new÷old");
+console.log("kind   old req/s  new req/s  new÷old   old µs/req  new µs/req  new÷old   (pacer: µs per paced event)");
 for (const kind of kinds) {
   const o = results[kind].old;
   const n = results[kind].new;
   const [or, nr] = [median(o.map((r) => r.rps)), median(n.map((r) => r.rps))];
   const [oc, nc] = [median(o.map((r) => r.cpu)), median(n.map((r) => r.cpu))];
+  // The pacer kind has no req/s, and its CPU is per paced event.
+  const rate = (x) => (Number.isNaN(x) ? "-" : x.toFixed(0)).padStart(9);
+  const ratio = Number.isNaN(or) ? "-".padStart(7) : (nr / or).toFixed(3).padStart(7);
+  const digits = kind === "pacer" ? 2 : 1;
   console.log(
-    `${kind.padEnd(5)}  ${or.toFixed(0).padStart(9)}  ${nr.toFixed(0).padStart(9)}  ${(nr / or).toFixed(3).padStart(7)}   ${oc.toFixed(1).padStart(10)}  ${nc.toFixed(1).padStart(10)}  ${(nc / oc).toFixed(3).padStart(7)}`,
+    `${kind.padEnd(5)}  ${rate(or)}  ${rate(nr)}  ${ratio}   ${oc.toFixed(digits).padStart(10)}  ${nc.toFixed(digits).padStart(10)}  ${(nc / oc).toFixed(3).padStart(7)}`,
   );
 }
 for (const [, srv] of servers) await srv.stop();
