@@ -1,4 +1,5 @@
-// npm run bench:decompose -- [json|short]: where a request that never repeats spends its CPU.
+// npm run bench:decompose -- [json|short]: where a request that never repeats spends its CPU, for
+// JSON and for short SSE answers (both, one after the other, unless one kind is named).
 // The server's CPU time per request (user + system, from /proc) under the same load, every
 // request's input different ("hello 1", "hello 2", …), for:
 //   aimock        @copilotkit/aimock answering the same text (the issue's peer)
@@ -18,84 +19,90 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
 
-const kind = process.argv[2] ?? "json";
-if (kind !== "json" && kind !== "short") {
-  console.error(`bench:decompose: unknown kind '${kind}'; use json or short`);
+const named = process.argv[2];
+if (named !== undefined && named !== "json" && named !== "short") {
+  console.error(`bench:decompose: unknown kind '${named}'; use json or short`);
   process.exit(2);
 }
 const rounds = Number(process.env.ROUNDS ?? 7);
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
 const headers = { "content-type": "application/json" };
 const scenarios = here("./scenarios");
-const ours = await startServerProcess(["--scenarios", scenarios]);
-const sample = await (
-  await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
-).text();
-const tmp = mkdtempSync(join(tmpdir(), "orm-decompose-"));
-const file = join(tmp, kind === "json" ? "answer.json" : "answer.sse");
-writeFileSync(file, sample);
-const text =
-  kind === "json"
-    ? JSON.parse(sample).output[0].content[0].text
-    : JSON.parse(
-        sample
-          .split("\n")
-          .find((l) => l.includes('"response.output_text.done"'))
-          .slice(6),
-      ).text;
-writeFileSync(join(tmp, "text.txt"), text);
-const withOptions = (options) =>
-  startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);
-const targets = [
-  ["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])],
-  ["bare mock", await startProcess([here("./servers/bare-mock.mjs"), file])],
-  ...(kind === "json" ? [["ours, shell", await startProcess([here("./servers/ours-shell.mjs"), file])]] : []),
-  ["ours, lean", await withOptions({ journalLimit: 0, storeLimit: 0 })],
-  ["ours, no journal", await withOptions({ journalLimit: 0 })],
-  ["ours, no store", await withOptions({ storeLimit: 0 })],
-  ["ours", ours],
-];
 /** CPU time so far, user + system, in ms. */
 const cpu = (pid) => {
   const { user, system } = cpuTimes(pid);
   return user + system;
 };
 let n = 0;
-const load = (srv, duration) =>
-  autocannon({
-    url: `${srv.baseURL}/responses`,
-    method: "POST",
-    headers,
-    connections: 20,
-    duration,
-    requests: [
-      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) },
-    ],
-  });
-for (const [, srv] of targets) await load(srv, 1); // warm-up
-const perRequest = new Map(targets.map(([name]) => [name, []]));
-for (let r = 0; r < rounds; r++) {
-  for (const [name, srv] of targets) {
-    const before = cpu(srv.pid);
-    const result = await load(srv, seconds);
-    const failed = result.non2xx + result.errors + result.timeouts;
-    if (failed > 0) console.error(`${name}: ${failed} requests failed in round ${r + 1}`);
-    perRequest.get(name).push(((cpu(srv.pid) - before) * 1000) / result.requests.total);
+
+/** One kind's decomposition: its own servers (the peers answer with that kind's captured answer), rounds, table. */
+async function decompose(kind) {
+  const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
+  const ours = await startServerProcess(["--scenarios", scenarios]);
+  const sample = await (
+    await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
+  ).text();
+  const tmp = mkdtempSync(join(tmpdir(), "orm-decompose-"));
+  const file = join(tmp, kind === "json" ? "answer.json" : "answer.sse");
+  writeFileSync(file, sample);
+  const text =
+    kind === "json"
+      ? JSON.parse(sample).output[0].content[0].text
+      : JSON.parse(
+          sample
+            .split("\n")
+            .find((l) => l.includes('"response.output_text.done"'))
+            .slice(6),
+        ).text;
+  writeFileSync(join(tmp, "text.txt"), text);
+  const withOptions = (options) =>
+    startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);
+  const targets = [
+    ["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])],
+    ["bare mock", await startProcess([here("./servers/bare-mock.mjs"), file])],
+    ...(kind === "json" ? [["ours, shell", await startProcess([here("./servers/ours-shell.mjs"), file])]] : []),
+    ["ours, lean", await withOptions({ journalLimit: 0, storeLimit: 0 })],
+    ["ours, no journal", await withOptions({ journalLimit: 0 })],
+    ["ours, no store", await withOptions({ storeLimit: 0 })],
+    ["ours", ours],
+  ];
+  const load = (srv, duration) =>
+    autocannon({
+      url: `${srv.baseURL}/responses`,
+      method: "POST",
+      headers,
+      connections: 20,
+      duration,
+      requests: [
+        { setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...body, input: `${body.input} ${++n}` }) }) },
+      ],
+    });
+  for (const [, srv] of targets) await load(srv, 1); // warm-up
+  const perRequest = new Map(targets.map(([name]) => [name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, srv] of targets) {
+      const before = cpu(srv.pid);
+      const result = await load(srv, seconds);
+      const failed = result.non2xx + result.errors + result.timeouts;
+      if (failed > 0) console.error(`${name}: ${failed} requests failed in round ${r + 1}`);
+      perRequest.get(name).push(((cpu(srv.pid) - before) * 1000) / result.requests.total);
+    }
   }
-}
-const aimock = median(perRequest.get("aimock"));
-console.log(
-  `\nCPU per request (µs, user + system), every request different, ${kind === "json" ? "non-streamed" : "streamed"}; median of ${rounds} interleaved rounds of ${seconds} s × 20 connections`,
-);
-console.log(`${"".padEnd(18)}${"median".padStart(8)}  aimock ÷ it   rounds`);
-for (const [name] of targets) {
-  const xs = perRequest.get(name);
-  const m = median(xs);
+  const aimock = median(perRequest.get("aimock"));
   console.log(
-    `${name.padEnd(18)}${m.toFixed(0).padStart(8)}  ${(aimock / m).toFixed(2).padStart(9)}×   ${xs.map((x) => x.toFixed(0)).join(" ")}`,
+    `\nCPU per request (µs, user + system), every request different, ${kind === "json" ? "non-streamed" : "streamed"}; median of ${rounds} interleaved rounds of ${seconds} s × 20 connections`,
   );
+  console.log(`${"".padEnd(18)}${"median".padStart(8)}  aimock ÷ it   rounds`);
+  for (const [name] of targets) {
+    const xs = perRequest.get(name);
+    const m = median(xs);
+    console.log(
+      `${name.padEnd(18)}${m.toFixed(0).padStart(8)}  ${(aimock / m).toFixed(2).padStart(9)}×   ${xs.map((x) => x.toFixed(0)).join(" ")}`,
+    );
+  }
+  for (const [, srv] of targets) await srv.stop();
 }
-for (const [, srv] of targets) await srv.stop();
+
+for (const kind of named === undefined ? ["json", "short"] : [named]) await decompose(kind);
 process.exit(0);
