@@ -202,6 +202,11 @@ const sameHead = (
 
 const LINE_BREAK = /[\r\n]/;
 
+/** An SSE event name may not hold a line break (it would end the `event:` line): throws for one that does. */
+export function checkEventName(type: string): void {
+  if (LINE_BREAK.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+}
+
 function deltaHead(
   type: string,
   item: string,
@@ -219,8 +224,7 @@ function deltaHead(
       if (sameHead(h, type, item, output, index, at, framed)) return h;
     }
   }
-  if (framed && LINE_BREAK.test(type))
-    throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+  if (framed) checkEventName(type);
   const mid = `,"item_id":${quote(item)},"output_index":${output}${index === null ? "" : `,"${index}":${at}`},"delta":`;
   const tail = framed ? "}\n\n" : "}";
   const h: DeltaHead = {

@@ -9,7 +9,7 @@ import { hashString } from "../generate/hash.js";
 import type { Plan } from "../generate/plan.js";
 import type { ApiError, ErrorBody, OutputItem, ResponseResource, StreamEvent } from "../spec/index.js";
 import type { DialectDescription } from "./dialect.js";
-import { deltaJson, eventJson, responseJson, type DeltaCache } from "./json.js";
+import { checkEventName, deltaJson, eventJson, responseJson, type DeltaCache } from "./json.js";
 export { deltaCache, type DeltaCache } from "./json.js";
 
 /** A dialect ready to render: its description, and whether it is the spec (nothing to change). */
@@ -220,8 +220,6 @@ export function toJson(d: Dialect, value: unknown): string {
   return withFloats(d, JSON.stringify(value));
 }
 
-const LINE_BREAK = /[\r\n]/;
-
 /**
  * One SSE message for an event, in the dialect. The event name may not hold
  * a line break. The JSON is JSON.stringify's, built by json.ts (which reuses
@@ -237,7 +235,7 @@ export function eventFrame(d: Dialect, event: StreamEvent, plan: Plan | undefine
     if (frame !== null) return frame;
   }
   const type = rendered.type;
-  if (LINE_BREAK.test(type)) throw new Error(`event type may not contain a line break: ${JSON.stringify(type)}`);
+  checkEventName(type);
   return `event: ${type}\ndata: ${withFloats(d, eventJson(rendered, plan?.base))}\n\n`;
 }
 
