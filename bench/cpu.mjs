@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cpuTimes, startProcess, startServerProcess } from "./lib.mjs";
+import { answerText, cpuTimes, startProcess, startServerProcess } from "./lib.mjs";
 const arg = process.argv[2] ?? "json";
 const vary = arg.endsWith("-distinct");
 const kind = vary ? arg.slice(0, -"-distinct".length) : arg;
@@ -35,15 +35,7 @@ const targets = [
 if (vary && kind !== "long") targets.push(["bare", await startProcess([here("./servers/bare-mock.mjs"), file])]);
 if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
   // aimock answers the same text, in 8-character deltas as `npm run bench` has it.
-  const text =
-    kind === "json"
-      ? JSON.parse(sample).output[0].content[0].text
-      : JSON.parse(
-          sample
-            .split("\n")
-            .find((l) => l.includes('"response.output_text.done"'))
-            .slice(6),
-        ).text;
+  const text = answerText(kind, sample);
   writeFileSync(join(tmp, "text.txt"), text);
   targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])]);
 }

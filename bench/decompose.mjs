@@ -17,7 +17,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
+import { answerText, cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
 
 const named = process.argv[2];
 if (named !== undefined && named !== "json" && named !== "short") {
@@ -46,15 +46,7 @@ async function decompose(kind) {
   const tmp = mkdtempSync(join(tmpdir(), "orm-decompose-"));
   const file = join(tmp, kind === "json" ? "answer.json" : "answer.sse");
   writeFileSync(file, sample);
-  const text =
-    kind === "json"
-      ? JSON.parse(sample).output[0].content[0].text
-      : JSON.parse(
-          sample
-            .split("\n")
-            .find((l) => l.includes('"response.output_text.done"'))
-            .slice(6),
-        ).text;
+  const text = answerText(kind, sample);
   writeFileSync(join(tmp, "text.txt"), text);
   const withOptions = (options) =>
     startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);

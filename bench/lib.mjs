@@ -250,3 +250,10 @@ export function captureStream(url, body, headers = {}) {
     req.end(JSON.stringify(body));
   });
 }
+
+/** The reply text of a captured answer: a JSON body's first output text, or a stream's `output_text.done` text. */
+export function answerText(kind, sample) {
+  if (kind === "json") return JSON.parse(sample).output[0].content[0].text;
+  const done = sample.split("\n").find((l) => l.includes('"response.output_text.done"'));
+  return JSON.parse(done.slice(6)).text;
+}
