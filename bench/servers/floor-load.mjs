@@ -5,6 +5,7 @@
 //
 // Usage: node floor-load.mjs ANSWERS.json [--workers N]
 //   ANSWERS.json: { "headers": { name: value }, "answers": { SEED: { "frames": [...], "offsets": [...] } } }
+//   An answer under the seed "*" is played for any seed without its own (bench/memory.mjs).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createPacer, serveOnWorkers } from "./floor-pacer.mjs";
@@ -22,7 +23,7 @@ await serveOnWorkers(WORKERS, () => {
   return createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      const play = plays.get(String(req.headers["x-mock-seed"]));
+      const play = plays.get(String(req.headers["x-mock-seed"])) ?? plays.get("*");
       if (!play) return res.writeHead(404).end();
       res.writeHead(200, headers);
       pacer.play(res, play.frames, play.dueAt);
