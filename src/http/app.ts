@@ -76,7 +76,9 @@ function journalMiddleware(deps: AppDeps): Koa.Middleware {
       keepError(journal, entry, error);
       throw err;
     } finally {
-      endEntry(journal, entry, ctx.res, started, clock.now());
+      // A handler that wrote the answer itself may have said when its last write began (RequestHandler).
+      const sentAt: unknown = ctx.state.sentAt;
+      endEntry(journal, entry, ctx.res, started, typeof sentAt === "number" ? sentAt : clock.now());
     }
   };
 }
@@ -189,13 +191,14 @@ export function createApp(deps: AppDeps): RequestApp {
       const entry = journalEntry(ctx);
       try {
         check?.(ctx.get("authorization") || undefined);
-        await handleChatCompletion(ctx.req, ctx.res, deps, entry);
+        ctx.state.sentAt = await handleChatCompletion(ctx.req, ctx.res, deps, entry);
       } catch (err) {
         const error = asApiError(err, deps.onError);
         if (entry) {
           entryError(entry, error, ctx.res);
           keepError(deps.journal, entry, error);
         }
+        ctx.state.sentAt = deps.clock.now();
         sendError(ctx.res, error, CHAT_ERROR_DIALECT);
       }
     });
@@ -253,17 +256,22 @@ export function createRequestListener(
     started: number,
     handle = create,
   ) => {
+    let sentAt: number | undefined;
     try {
       check?.(req.headers.authorization);
-      await handle(req, res, entry);
+      const ended = await handle(req, res, entry);
+      if (typeof ended === "number") sentAt = ended;
       entry.status = res.statusCode;
     } catch (err) {
       const error = asApiError(err, deps.onError);
       entryError(entry, error, res);
       keepError(deps.journal, entry, error);
+      // Read before the write, as handlers do (RequestHandler): a client that times its retry-after from this 429 may
+      // run before this process does again.
+      sentAt = deps.clock.now();
       sendError(res, error, answerDialect(req.headers, deps.dialect));
     } finally {
-      endEntry(deps.journal, entry, res, started, deps.clock.now());
+      endEntry(deps.journal, entry, res, started, sentAt ?? deps.clock.now());
     }
   };
   const forward = deps.proxy?.forward;

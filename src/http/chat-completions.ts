@@ -15,6 +15,7 @@ import type { JournalEntry } from "../journal/journal.js";
 import { apiKeyOf } from "../service/service.js";
 import { sessionOf, sessionStore } from "../session/session.js";
 import type { ResponseResource } from "../spec/index.js";
+import type { Clock } from "../timing/clock.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
 import { fromHeaders, readControls } from "../turn/control-headers.js";
 import { playTurn, prepareTurn, type TurnInput } from "../turn/turn.js";
@@ -43,12 +44,15 @@ const SSE_HEADERS = {
 class ChatSseSink implements PaceSink {
   private count = 0;
   private blocked: Promise<boolean> | undefined;
+  /** The clock time the stream's last write began (read before it; see RequestHandler), once it was ended. */
+  endedAt: number | undefined = undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly events: { at(index: number): unknown },
     private readonly chunker: ChatChunker,
     private readonly headers: Record<string, string>,
+    private readonly clock: Pick<Clock, "now">,
   ) {}
 
   get sent(): number {
@@ -86,6 +90,7 @@ class ChatSseSink implements PaceSink {
   end(): void {
     if (this.gone()) return;
     if (!this.res.headersSent) this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
+    this.endedAt = this.clock.now();
     this.res.end(this.chunker.errored ? "" : "data: [DONE]\n\n");
   }
 
@@ -113,7 +118,7 @@ export async function handleChatCompletion(
   res: ServerResponse,
   deps: AppDeps,
   entry: JournalEntry | undefined,
-): Promise<void> {
+): Promise<number | undefined> {
   const started = deps.clock.now();
   const { json } = await readObjectBody(req, deps, entry);
   const headers = fromHeaders(req.headers);
@@ -149,18 +154,18 @@ export async function handleChatCompletion(
   const answerHeaders = { "x-mock-scenario": answer.scenario.name, ...turn.headers };
 
   if (ask.stream) {
-    const sink = new ChatSseSink(res, answer.events, new ChatChunker(frame), answerHeaders);
+    const sink = new ChatSseSink(res, answer.events, new ChatChunker(frame), answerHeaders, deps.clock);
     await playTurn(deps, turn, sink, {
       signal: () => disconnectSignal(res),
       done: true,
       sent: () => sink.sent,
     });
-    return;
+    return sink.endedAt;
   }
 
   // Not streamed: the whole completion when its stream would have ended; a failed answer is its error, with its status.
   const response = answer.response as ResponseResource;
   const failed = response.status === "failed";
   const body = JSON.stringify(failed ? { error: chatError(response.error) } : chatCompletion(frame, response));
-  await playAsJson(deps, turn, res, () => sendJson(res, failed ? 500 : 200, body, answerHeaders));
+  return playAsJson(deps, turn, res, () => sendJson(res, failed ? 500 : 200, body, answerHeaders));
 }

@@ -12,12 +12,17 @@ import type { LimitsStore } from "../service/limits.js";
 import type { TurnDeps } from "../turn/turn.js";
 import type { Expectations } from "../turn/expect.js";
 
-/** A handler that answers one request on Node's request and response (throwing an ApiError before anything was sent). */
+/**
+ * A handler that answers one request on Node's request and response (throwing an ApiError before anything was sent).
+ * It may resolve with the clock time it began the answer's last write: the journal's end of the request (see
+ * `endEntry`). Read before the write, because the write wakes the client, which may run (and start timing its next
+ * request) before this process runs again.
+ */
 export type RequestHandler = (
   req: IncomingMessage,
   res: ServerResponse,
   entry: JournalEntry | undefined,
-) => Promise<void>;
+) => Promise<number | void>;
 
 /** What proxy mode puts in place of the mock's own answers (the proxy implements it). */
 export interface ProxyHandler {

@@ -47,7 +47,7 @@ export async function handleCreateResponse(
   res: ServerResponse,
   deps: AppDeps,
   entry: JournalEntry | undefined,
-): Promise<void> {
+): Promise<number | undefined> {
   const { input } = await readCreateRequest(req, deps, entry, "http", res);
   const { request, dialect, started } = input;
   if (request.background && request.store === false) {
@@ -85,36 +85,57 @@ export async function handleCreateResponse(
       return;
     }
     if (entry) entry.outcome = record.response.status;
-    return sendJson(res, 200, body, answerHeaders());
+    const headers = answerHeaders();
+    const sentAt = deps.clock.now();
+    sendJson(res, 200, body, headers);
+    return sentAt;
   }
 
   if (request.stream) {
-    const sink = sseSink(res, answer.events, dialect, plan, answerHeaders(), turn.timing.faults.splitUtf8 === true);
+    const sink = sseSink(
+      res,
+      answer.events,
+      dialect,
+      plan,
+      answerHeaders(),
+      turn.timing.faults.splitUtf8 === true,
+      deps.clock,
+    );
     await playTurn(deps, turn, sink, {
       signal: () => disconnectSignal(res),
       done: dialect.sse.done,
       sent: () => sink.sent,
     });
-    return;
+    return sink.endedAt;
   }
 
   // Not streamed: the whole answer arrives when its stream would have ended (at once when it is not paced); faults apply alike.
   const body = responseBody(dialect, answer.response, plan);
-  await playAsJson(deps, turn, res, () => sendJson(res, 200, body, answerHeaders()));
+  return playAsJson(deps, turn, res, () => sendJson(res, 200, body, answerHeaders()));
 }
 
 /**
  * Plays a turn whose answer is one JSON body (`send` writes it), sent when its
  * stream would have ended: nothing goes out per event, and faults apply alike.
+ * Resolves with the clock time `send` was called (undefined if it never was).
  */
-export async function playAsJson(deps: AppDeps, turn: PreparedTurn, res: ServerResponse, send: () => void) {
+export async function playAsJson(
+  deps: AppDeps,
+  turn: PreparedTurn,
+  res: ServerResponse,
+  send: () => void,
+): Promise<number | undefined> {
   let reached = 0;
-  const jsonSink: PaceSink = {
+  const jsonSink: PaceSink & { endedAt: number | undefined } = {
     // Nothing is sent per event; counted only to tell a hang from a client that left before it.
     event: () => !res.destroyed && ++reached > 0,
     heartbeat: () => !res.destroyed,
-    end: send,
+    end: () => {
+      jsonSink.endedAt = deps.clock.now();
+      send();
+    },
     destroy: () => res.destroy(),
+    endedAt: undefined,
   };
   await playTurn(deps, turn, jsonSink, {
     signal: () => disconnectSignal(res),
@@ -122,4 +143,5 @@ export async function playAsJson(deps: AppDeps, turn: PreparedTurn, res: ServerR
     json: true,
     sent: () => reached,
   });
+  return jsonSink.endedAt;
 }

@@ -10,6 +10,7 @@ import type { ServerResponse } from "node:http";
 import { DEFAULT_DIALECT, deltaCache, doneFrame, eventFrame, type Dialect } from "../dialect/index.js";
 import type { Plan } from "../generate/plan.js";
 import type { StreamEvent } from "../spec/index.js";
+import type { Clock } from "../timing/clock.js";
 import { HEARTBEAT_FRAME, type PaceSink } from "../timing/pacer.js";
 
 /**
@@ -93,10 +94,11 @@ export function sseSink(
   plan: Plan | undefined,
   headers: Record<string, string> = {},
   splitUtf8 = false,
-): PaceSink & { readonly sent: number; whole?(count: number): boolean } {
+  clock?: Pick<Clock, "now">,
+): PaceSink & { readonly sent: number; readonly endedAt: number | undefined; whole?(count: number): boolean } {
   return splitUtf8
-    ? new SplitUtf8Sink(res, events, dialect, plan, headers)
-    : new SseSink(res, events, dialect, plan, headers);
+    ? new SplitUtf8Sink(res, events, dialect, plan, headers, clock)
+    : new SseSink(res, events, dialect, plan, headers, clock);
 }
 
 /**
@@ -112,6 +114,8 @@ class SseSink implements PaceSink {
   protected blocked: Promise<boolean> | undefined;
   /** The template of this stream's current run of deltas. */
   private readonly deltas = deltaCache();
+  /** The clock time the stream's last write began (read before it; see RequestHandler), once it was ended. */
+  endedAt: number | undefined = undefined;
 
   constructor(
     protected readonly res: ServerResponse,
@@ -119,7 +123,14 @@ class SseSink implements PaceSink {
     protected readonly dialect: Dialect,
     private readonly plan: Plan | undefined,
     private readonly headers: Record<string, string>,
+    private readonly clock: Pick<Clock, "now"> | undefined,
   ) {}
+
+  /** Ends the response with `text`, its time read first. */
+  protected finish(text: string | Buffer): void {
+    this.endedAt = this.clock?.now();
+    this.res.end(text);
+  }
 
   get sent(): number {
     return this.count;
@@ -185,7 +196,7 @@ class SseSink implements PaceSink {
     frames[count + 1] = doneFrame(this.dialect);
     this.pending = "";
     this.count += count;
-    this.res.end(frames.join(""));
+    this.finish(frames.join(""));
     return true;
   }
 
@@ -198,7 +209,7 @@ class SseSink implements PaceSink {
     this.head();
     const rest = this.pending + doneFrame(this.dialect);
     this.pending = "";
-    this.res.end(rest);
+    this.finish(rest);
   }
 
   destroy(): void {
@@ -255,7 +266,7 @@ class SplitUtf8Sink extends SseSink {
     if (this.gone()) return;
     this.head();
     this.pending += doneFrame(this.dialect);
-    this.res.end(this.takeAll());
+    this.finish(this.takeAll());
   }
 
   override destroy(): void {

@@ -37,6 +37,11 @@ export interface PaceSink {
   flush?(): void;
   /** The stream now hangs (a hang fault): nothing comes after this but heartbeats. Called once. */
   hang?(): void;
+  /**
+   * The clock time `end` began the stream's last write, read before the write (the write wakes the client, which may
+   * run before this process does again); undefined until then. A sink that does not keep it leaves it out.
+   */
+  readonly endedAt?: number | undefined;
 }
 
 /** What the pacer needs of an AbortSignal (one fits; so does the lighter one `disconnectSignal` makes per stream). */

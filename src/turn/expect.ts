@@ -230,7 +230,8 @@ export class Expectations {
     const facts = answerFacts(
       response?.output ?? [],
       response?.id ?? null,
-      this.clock.now(),
+      // When the answer's last write began, if its transport said: the client may have it before this runs.
+      turn.sentAt ?? this.clock.now(),
       bodyDigest(turn.request),
       turn.entry?.seq ?? null,
     );

@@ -161,6 +161,8 @@ export interface TurnContext extends TurnInput {
   createdAt: number;
   /** How the turn ended, once it has (endTurn). */
   outcome: TurnOutcome | undefined;
+  /** The clock time the answer's last write began, when the transport's sink kept it (PaceSink.endedAt). */
+  sentAt: number | undefined;
   /** Whether the turn has ended (its steps' `end` ran). */
   ended: boolean;
   /** Room for steps to keep what they need until `end`, by their name. */
@@ -199,6 +201,7 @@ export async function beginTurn(deps: TurnDeps, input: TurnInput): Promise<TurnC
   turn.repeat = 0;
   turn.createdAt = createdAt;
   turn.outcome = undefined;
+  turn.sentAt = undefined;
   turn.ended = false;
   turn.notes = undefined;
   turn.headers = undefined;
@@ -489,6 +492,7 @@ export async function playTurn(
     return result;
   } finally {
     active?.leave(loadKey(turn.request.model));
+    turn.sentAt = sink.endedAt;
     endTurn(deps, turn, turn.outcome ?? "aborted");
   }
 }
