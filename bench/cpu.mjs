@@ -5,11 +5,8 @@
 // With -distinct the bare mock (servers/bare-mock.mjs) runs too.
 // Env: BENCH_SECONDS (default 4), ROUNDS (default 2), BENCH_AIMOCK=0 to leave aimock out.
 import autocannon from "autocannon";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { answerText, cpuTimes, startProcess, startServerProcess } from "./lib.mjs";
+import { captureAnswer, cpuTimes, startProcess, startServerProcess } from "./lib.mjs";
 const arg = process.argv[2] ?? "json";
 const vary = arg.endsWith("-distinct");
 const kind = vary ? arg.slice(0, -"-distinct".length) : arg;
@@ -21,12 +18,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
 const headers = { "content-type": "application/json", ...(kind === "long" ? { "x-mock-scenario": "long-1000" } : {}) };
 const ours = await startServerProcess(["--scenarios", here("./scenarios"), ...process.argv.slice(3)]);
-const sample = await (
-  await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
-).text();
-const tmp = mkdtempSync(join(tmpdir(), "orm-quick-"));
-const file = join(tmp, kind === "json" ? "x.json" : "x.sse");
-writeFileSync(file, sample);
+const { file, textFile } = await captureAnswer(ours.baseURL, kind, body, headers);
 const targets = [
   ["ours", ours],
   ["ceiling", await startProcess([here("./servers/ceiling.mjs"), file])],
@@ -35,9 +27,7 @@ const targets = [
 if (vary && kind !== "long") targets.push(["bare", await startProcess([here("./servers/bare-mock.mjs"), file])]);
 if (process.env.BENCH_AIMOCK !== "0" && kind !== "long") {
   // aimock answers the same text, in 8-character deltas as `npm run bench` has it.
-  const text = answerText(kind, sample);
-  writeFileSync(join(tmp, "text.txt"), text);
-  targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])]);
+  targets.push(["aimock", await startProcess([here("./servers/aimock.mjs"), textFile(), "8"])]);
 }
 const run = async (srv) => {
   let n = 0;

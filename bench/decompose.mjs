@@ -13,11 +13,8 @@
 // with aimock's CPU per request divided by each (the figure the "≥ 2× aimock" target reads).
 // Env: ROUNDS (default 7), BENCH_SECONDS (default 2 per target and round).
 import autocannon from "autocannon";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { answerText, cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
+import { captureAnswer, cpuTimes, median, startProcess, startServerProcess } from "./lib.mjs";
 
 const named = process.argv[2];
 if (named !== undefined && named !== "json" && named !== "short") {
@@ -40,18 +37,11 @@ let n = 0;
 async function decompose(kind) {
   const body = { model: "mock-model-1", input: "hello", ...(kind === "json" ? {} : { stream: true }) };
   const ours = await startServerProcess(["--scenarios", scenarios]);
-  const sample = await (
-    await fetch(`${ours.baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) })
-  ).text();
-  const tmp = mkdtempSync(join(tmpdir(), "orm-decompose-"));
-  const file = join(tmp, kind === "json" ? "answer.json" : "answer.sse");
-  writeFileSync(file, sample);
-  const text = answerText(kind, sample);
-  writeFileSync(join(tmp, "text.txt"), text);
+  const { file, textFile } = await captureAnswer(ours.baseURL, kind, body, headers);
   const withOptions = (options) =>
     startProcess([here("./servers/ours-options.mjs"), JSON.stringify({ scenarios, ...options })]);
   const targets = [
-    ["aimock", await startProcess([here("./servers/aimock.mjs"), join(tmp, "text.txt"), "8"])],
+    ["aimock", await startProcess([here("./servers/aimock.mjs"), textFile(), "8"])],
     ["bare mock", await startProcess([here("./servers/bare-mock.mjs"), file])],
     ...(kind === "json" ? [["ours, shell", await startProcess([here("./servers/ours-shell.mjs"), file])]] : []),
     ["ours, lean", await withOptions({ journalLimit: 0, storeLimit: 0 })],

@@ -1,7 +1,9 @@
 // Shared helpers of the benchmark scripts: start the CLI server in its own process, stats.
 import { spawn } from "node:child_process";
 import http from "node:http";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -256,4 +258,25 @@ export function answerText(kind, sample) {
   if (kind === "json") return JSON.parse(sample).output[0].content[0].text;
   const done = sample.split("\n").find((l) => l.includes('"response.output_text.done"'));
   return JSON.parse(done.slice(6)).text;
+}
+
+/**
+ * One answer of our server at `baseURL` to `body`, as sent, for the peers that replay it: `sample`
+ * (its text), `file` (it in a temp file, answer.json or answer.sse by `kind`), and `textFile()`,
+ * which writes its reply text (answerText) beside it for aimock and returns that path. The temp
+ * folder is removed when the process exits.
+ */
+export async function captureAnswer(baseURL, kind, body, headers) {
+  const res = await fetch(`${baseURL}/responses`, { method: "POST", headers, body: JSON.stringify(body) });
+  const sample = await res.text();
+  const dir = mkdtempSync(join(tmpdir(), "orm-answer-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, kind === "json" ? "answer.json" : "answer.sse");
+  writeFileSync(file, sample);
+  const textFile = () => {
+    const path = join(dir, "text.txt");
+    writeFileSync(path, answerText(kind, sample));
+    return path;
+  };
+  return { sample, file, textFile };
 }
